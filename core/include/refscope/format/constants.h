@@ -1,0 +1,116 @@
+// The numbers that the snapshot writer, the snapshot reader and (later) the
+// wire protocol must agree on. Nothing else lives here: every byte layout that
+// uses these constants is drawn in docs/format.md and next to the code that
+// writes it (core/src/format/snapshot_writer.cpp).
+//
+// Kept free of any dependency beyond <cstdint> because the probe, which is
+// loaded into someone else's process, compiles it too.
+#pragma once
+
+#include <cstdint>
+
+namespace refscope::format {
+
+// File starts with these 8 bytes: "RSCOPE" then 0x0D 0x0A, so that a transfer
+// that mangles line endings is detected at once (the PNG trick).
+inline constexpr unsigned char kMagic[8] = {'R', 'S', 'C', 'O', 'P', 'E', 0x0D, 0x0A};
+
+// Major changes break readers; minor changes only add things old readers may
+// skip (new section ids, new trailing header fields).
+inline constexpr uint16_t kFormatMajor = 1;
+inline constexpr uint16_t kFormatMinor = 0;
+// Oldest major this reader still understands.
+inline constexpr uint16_t kOldestReadableMajor = 1;
+
+// Section ids. A reader skips unknown ids whose flags do not have
+// kSectionRequired set; sections appear in this order, End last.
+enum class SectionId : uint16_t {
+    Header = 1,
+    Strings = 2,
+    Types = 3,
+    Nodes = 4,
+    Edges = 5,
+    Roots = 6,
+    NativeNodes = 7,  // reserved for the C++ extensions issue
+    Threads = 8,
+    End = 0xFFFF,
+};
+
+// Section flag bits (u16).
+inline constexpr uint16_t kSectionZstd = 0x0001;      // payload is one zstd frame
+inline constexpr uint16_t kSectionRequired = 0x0002;  // unknown + required => refuse
+
+// Hard limits the reader enforces before allocating anything, so that a
+// corrupt length can never make it allocate without bound. They are far above
+// any real heap (a 10M-object snapshot is ~100 MB of sections).
+inline constexpr uint64_t kMaxSectionBytes = 4ull << 30;        // stored or unpacked
+inline constexpr uint64_t kMaxCount = 1ull << 31;               // nodes, edges, strings...
+inline constexpr uint64_t kMaxStringBytes = 1ull << 20;         // one string
+inline constexpr uint32_t kMaxSections = 64;
+
+// Node flag bits (u8), stored per node.
+inline constexpr uint8_t kNodeGcTracked = 0x01;  // in the collector's lists
+inline constexpr uint8_t kNodeImmortal = 0x02;   // 3.12+ immortal: refcount meaningless
+inline constexpr uint8_t kNodeTypeObject = 0x04; // the object is a type
+inline constexpr uint8_t kNodeStaticType = 0x08; // a type not allocated on the heap
+inline constexpr uint8_t kNodeNative = 0x10;     // a C/C++ object, not a PyObject
+
+// Edge kinds (u8). The meaning of an edge's 32-bit label depends on its kind:
+//   Reference  label = position among this object's unlabelled referents
+//   DictValue  label = node id of the key object (render with its preview)
+//   DictKey    label = unused (0)
+//   Attribute  label = node id of the attribute-name str (inline values,
+//              managed dicts read without materializing them)
+//   Slot       label = string id of the __slots__ member name
+//   Index      label = the list/tuple index itself
+//   SetMember  label = unused (0)
+//   Field      label = string id of the C-level field ("__globals__", "f_back"...)
+//   Local      label = string id of the local variable name
+//   Native     label = string id (reported by an extension type; C++ issue)
+//   Weak       label = unused (0): weakref -> referent, never owned
+enum class EdgeKind : uint8_t {
+    Reference = 0,
+    DictValue = 1,
+    DictKey = 2,
+    Attribute = 3,
+    Slot = 4,
+    Index = 5,
+    SetMember = 6,
+    Field = 7,
+    Local = 8,
+    Native = 9,
+    Weak = 10,
+};
+inline constexpr uint8_t kEdgeKindCount = 11;
+
+// Edge flag bits (u8).
+inline constexpr uint8_t kEdgeOwned = 0x01;      // a strong reference: counts in refcount arithmetic
+inline constexpr uint8_t kEdgeGcVisible = 0x02;  // tp_traverse reports it
+
+// Root kinds (u8): who holds a reference that no object in the graph accounts
+// for. "Unexplained" is not stored: the analysis derives it from refcounts.
+enum class RootKind : uint8_t {
+    Interpreter = 0,  // sys.modules, sys/builtins dicts, static types, singletons
+    ThreadStack = 1,  // a running frame's local, argument or stack temporary
+    Extension = 2,    // reported by an extension type (C++ issue)
+};
+inline constexpr uint8_t kRootKindCount = 3;
+
+// Header field tags (varint tag, then a typed value): see docs/format.md.
+enum class HeaderTag : uint32_t {
+    ProbeVersion = 1,     // string
+    PythonVersion = 2,    // string (sys.version)
+    PythonHexVersion = 3, // varint
+    PythonBuild = 4,      // string (implementation, compiler, debug/release)
+    Pid = 5,              // varint
+    Executable = 6,       // string
+    Argv = 7,             // varint count, then strings
+    TimeUnixNs = 8,       // varint
+    CollectedFirst = 9,   // varint 0/1
+    Sequence = 10,        // varint
+    Label = 11,           // string
+    WalkNs = 12,          // varint: time the GIL was held for the walk
+    Platform = 13,        // string (sys.platform + machine)
+};
+
+}  // namespace refscope::format

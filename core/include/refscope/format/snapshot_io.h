@@ -1,0 +1,69 @@
+// Encoding and decoding of snapshots (docs/format.md). The writer side is
+// linked into the probe, so it depends on nothing but libzstd.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "refscope/snapshot.h"
+
+namespace refscope::format {
+
+// Why a snapshot could not be read. Each value maps to one clear message.
+enum class ReadErrorCode {
+    Io,             // file missing, unreadable
+    BadMagic,       // not a refscope snapshot at all
+    NewerVersion,   // written by a newer refscope: upgrade to read it
+    OlderVersion,   // major older than this reader supports
+    Truncated,      // ends before a declared length / no End section
+    BadChecksum,    // a section's CRC-32C does not match
+    Corrupt,        // structurally invalid (bad varint, id out of range...)
+    TooLarge,       // a declared size exceeds the reader's hard limits
+    Decompress,     // zstd frame invalid
+};
+
+const char* to_string(ReadErrorCode code);
+
+class ReadError : public std::runtime_error {
+public:
+    ReadError(ReadErrorCode code, const std::string& message)
+        : std::runtime_error(message), code_(code) {}
+    ReadErrorCode code() const { return code_; }
+private:
+    ReadErrorCode code_;
+};
+
+class WriteError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct WriteOptions {
+    bool compress = true;
+    int zstd_level = 3;
+};
+
+// Where encoded bytes go. A file sink and (later) a socket sink implement it.
+class ByteSink {
+public:
+    virtual ~ByteSink() = default;
+    // Throws WriteError on failure.
+    virtual void write(const void* data, size_t size) = 0;
+};
+
+// Encodes a snapshot as a sequence of sections; the same bytes make a file and
+// (later) a streamed snapshot on the wire.
+void write_snapshot(const Snapshot& snapshot, ByteSink& sink, const WriteOptions& options = {});
+std::vector<uint8_t> encode_snapshot(const Snapshot& snapshot, const WriteOptions& options = {});
+// Writes to `path` atomically (temporary file + rename): a failed write never
+// leaves a half-written snapshot under the final name.
+void write_snapshot_file(const Snapshot& snapshot, const std::string& path,
+                         const WriteOptions& options = {});
+
+// Decodes and validates everything; throws ReadError.
+Snapshot decode_snapshot(const uint8_t* data, size_t size);
+Snapshot read_snapshot_file(const std::string& path);
+
+}  // namespace refscope::format

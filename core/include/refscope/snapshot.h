@@ -1,0 +1,130 @@
+// The in-memory snapshot: what the probe's heap walk produces and what the
+// reader returns. Columnar (one vector per field) so that a 10-million-object
+// heap is a handful of flat arrays, not millions of small objects.
+//
+// Ids: node ids are indexes into the node columns (0..node_count-1), string ids
+// index `strings` (id 0 is always the empty string, meaning "none"), type ids
+// index `types`, thread ids index `threads`.
+//
+// This header is shared by the probe (which fills it), the format code and the
+// analysis; keep it free of anything but the standard library.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "refscope/format/constants.h"
+
+namespace refscope {
+
+inline constexpr uint32_t kNoNode = 0xFFFFFFFFu;
+
+struct SnapshotHeader {
+    // Filled by the reader from the file's preamble; ignored by the writer,
+    // which always writes the current version.
+    uint16_t format_major = format::kFormatMajor;
+    uint16_t format_minor = format::kFormatMinor;
+
+    std::string probe_version;
+    std::string python_version;     // sys.version
+    uint64_t python_hexversion = 0; // sys.hexversion
+    std::string python_build;       // e.g. "CPython release GCC 12.2.0"
+    std::string platform;           // e.g. "linux x86_64"
+    int64_t pid = 0;
+    std::string executable;
+    std::vector<std::string> argv;
+    int64_t time_unix_ns = 0;
+    bool collected_first = false;   // gc.collect() ran before the walk
+    uint64_t sequence = 0;          // n-th snapshot of this process
+    std::string label;
+    uint64_t walk_ns = 0;           // GIL held for the walk
+};
+
+struct TypeInfo {
+    uint32_t name = 0;            // string id: qualified name, "app.Leaky", "dict"
+    uint32_t module = 0;          // string id: "app", "builtins"
+    uint64_t type_address = 0;    // address of the type object (often also a node)
+};
+
+struct RootRef {
+    uint32_t node = 0;            // the object held
+    format::RootKind kind = format::RootKind::Interpreter;
+    uint32_t thread = kNoNode;    // thread id for ThreadStack roots, else kNoNode
+    uint32_t label = 0;           // string id: "sys.modules", "frame app.py:12 in main, local x"
+};
+
+struct ThreadInfo {
+    uint64_t ident = 0;           // threading.get_ident()
+    uint32_t name = 0;            // string id: "MainThread", "worker-1"
+    bool is_main = false;
+};
+
+class StringTable {
+public:
+    StringTable() { strings_.emplace_back(); }
+    // Appends without de-duplication; the probe de-duplicates where it matters.
+    uint32_t add(std::string_view s) {
+        strings_.emplace_back(s);
+        return static_cast<uint32_t>(strings_.size() - 1);
+    }
+    const std::string& at(uint32_t id) const { return strings_[id]; }
+    std::string_view view(uint32_t id) const {
+        return id < strings_.size() ? std::string_view(strings_[id]) : std::string_view();
+    }
+    size_t size() const { return strings_.size(); }
+    std::vector<std::string>& raw() { return strings_; }
+    const std::vector<std::string>& raw() const { return strings_; }
+private:
+    std::vector<std::string> strings_;
+};
+
+struct Snapshot {
+    SnapshotHeader header;
+    StringTable strings;
+    std::vector<TypeInfo> types;
+
+    // Nodes, one entry per object, same index in every column.
+    std::vector<uint64_t> node_address;
+    std::vector<uint32_t> node_type;      // type id
+    std::vector<uint64_t> node_size;      // shallow bytes, computed in C
+    std::vector<int64_t> node_refcount;   // ob_refcnt minus the probe's own references
+    std::vector<uint8_t> node_flags;      // format::kNode* bits
+    std::vector<uint32_t> node_preview;   // string id, 0 = none
+
+    // Edges, grouped by source (edge_source is non-decreasing), so that the
+    // analysis can build its CSR index without sorting.
+    std::vector<uint32_t> edge_source;
+    std::vector<uint32_t> edge_target;
+    std::vector<uint8_t> edge_kind;       // format::EdgeKind
+    std::vector<uint8_t> edge_flags;      // format::kEdge* bits
+    std::vector<uint32_t> edge_label;     // meaning depends on kind (constants.h)
+
+    std::vector<RootRef> roots;
+    std::vector<ThreadInfo> threads;
+
+    size_t node_count() const { return node_address.size(); }
+    size_t edge_count() const { return edge_source.size(); }
+
+    uint32_t add_node(uint64_t address, uint32_t type, uint64_t size, int64_t refcount,
+                      uint8_t flags, uint32_t preview) {
+        node_address.push_back(address);
+        node_type.push_back(type);
+        node_size.push_back(size);
+        node_refcount.push_back(refcount);
+        node_flags.push_back(flags);
+        node_preview.push_back(preview);
+        return static_cast<uint32_t>(node_address.size() - 1);
+    }
+    void add_edge(uint32_t source, uint32_t target, format::EdgeKind kind, uint8_t flags,
+                  uint32_t label) {
+        edge_source.push_back(source);
+        edge_target.push_back(target);
+        edge_kind.push_back(static_cast<uint8_t>(kind));
+        edge_flags.push_back(flags);
+        edge_label.push_back(label);
+    }
+};
+
+}  // namespace refscope
