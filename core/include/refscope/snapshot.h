@@ -53,6 +53,10 @@ struct RootRef {
     format::RootKind kind = format::RootKind::Interpreter;
     uint32_t thread = kNoNode;    // thread id for ThreadStack roots, else kNoNode
     uint32_t label = 0;           // string id: "sys.modules", "frame app.py:12 in main, local x"
+    // How many references this record explains; 0 means "all of the
+    // object's surplus" (C statics that hold an unknown number of references:
+    // static types, None, small ints...).
+    uint32_t count = 1;
 };
 
 struct ThreadInfo {
