@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine: installs what is missing
+# (Debian packages only), configures, builds, then runs the job asked for.
+#
+#   packaging/bootstrap.sh demo   build, run the bundled leaking demo under the
+#                                 probe, print its leak path with refscope-cli
+#   packaging/bootstrap.sh test   build (dev + ASan presets) and run every test
+#   packaging/bootstrap.sh build  only install and build (dev preset)
+#
+# Every Python 3.9-3.13 found (Debian's python3 and pyenv's) gets the probe;
+# see probe/CMakeLists.txt for the discovery rules.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mode="${1:-build}"
+case "$mode" in demo|test|build) ;; *)
+    echo "usage: packaging/bootstrap.sh demo|test|build" >&2; exit 2;;
+esac
+
+# Debian packages the build and the tests need. Keep in sync with the README.
+packages=(
+    build-essential cmake ninja-build pkg-config
+    libzstd-dev libgtest-dev
+    python3 python3-dev
+)
+
+install_missing() {
+    local missing=()
+    for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+            || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "bootstrap: installing ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build_preset() {
+    cmake --preset "$1" -S "$here" >/dev/null
+    cmake --build --preset "$1" -- -j"$(nproc)"
+}
+
+install_missing
+cd "$here"
+build_preset dev
+
+case "$mode" in
+build) ;;
+test)
+    # CTest prints "N tests passed, N failed" style totals; keep its output.
+    ctest --preset dev -j"$(nproc)"
+    build_preset asan
+    ctest --preset asan -j"$(nproc)"
+    ;;
+demo)
+    exec bash "$here/resources/demo/run-demo.sh" "$here/build/dev"
+    ;;
+esac
