@@ -96,7 +96,9 @@ enum class RootKind : uint8_t {
 };
 inline constexpr uint8_t kRootKindCount = 3;
 
-// Header field tags (varint tag, then a typed value): see docs/format.md.
+// Header field tags: each field is stored as varint tag, varint byte length,
+// then the typed value (the length lets readers skip unknown tags); see
+// docs/format.md.
 enum class HeaderTag : uint32_t {
     ProbeVersion = 1,     // string
     PythonVersion = 2,    // string (sys.version)

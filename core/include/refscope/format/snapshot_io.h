@@ -54,7 +54,11 @@ public:
 };
 
 // Encodes a snapshot as a sequence of sections; the same bytes make a file and
-// (later) a streamed snapshot on the wire.
+// (later) a streamed snapshot on the wire. The snapshot is validated first
+// (column lengths, every id in range, edges grouped by source, string 0
+// empty: the rules the reader enforces); an invalid one throws WriteError
+// naming the first defect, as do sink failures. Memory beyond the snapshot:
+// the stored payload of one section (compressed when compressing) + 64 KiB.
 void write_snapshot(const Snapshot& snapshot, ByteSink& sink, const WriteOptions& options = {});
 std::vector<uint8_t> encode_snapshot(const Snapshot& snapshot, const WriteOptions& options = {});
 // Writes to `path` atomically (temporary file + rename): a failed write never

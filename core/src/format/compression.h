@@ -1,0 +1,53 @@
+// zstd helpers for the snapshot sections (private to refscope_format).
+// Each compressed section payload is exactly one zstd frame.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+struct ZSTD_CCtx_s;
+struct ZSTD_DCtx_s;
+
+namespace refscope::format {
+
+// Streams raw bytes into one zstd frame per section, appending the compressed
+// bytes to a caller-owned buffer. One context is reused for every section of
+// a snapshot (creating a context costs more than compressing a small section).
+class SectionCompressor {
+public:
+    explicit SectionCompressor(int level);
+    ~SectionCompressor();
+    SectionCompressor(const SectionCompressor&) = delete;
+    SectionCompressor& operator=(const SectionCompressor&) = delete;
+
+    void begin();  // starts a new frame
+    void feed(const uint8_t* data, size_t size, std::vector<uint8_t>& out);
+    void finish(std::vector<uint8_t>& out);  // ends the frame
+private:
+    void run(const uint8_t* data, size_t size, bool end, std::vector<uint8_t>& out);
+    ZSTD_CCtx_s* cctx_ = nullptr;
+    int level_;
+};
+
+// Decompresses section payloads; one context is reused for all sections of
+// a snapshot.
+class SectionDecompressor {
+public:
+    SectionDecompressor();
+    ~SectionDecompressor();
+    SectionDecompressor(const SectionDecompressor&) = delete;
+    SectionDecompressor& operator=(const SectionDecompressor&) = delete;
+
+    // Decompresses one zstd frame that must expand to exactly `raw_size`
+    // bytes. Never allocates more than 64x the input (or 1 MiB) before the
+    // bytes actually come out, so a forged raw size cannot force a large
+    // allocation. Returns an empty string on success, else what went wrong.
+    std::string run(const uint8_t* data, size_t size, uint64_t raw_size, std::vector<uint8_t>& out);
+
+private:
+    ZSTD_DCtx_s* dctx_ = nullptr;
+};
+
+}  // namespace refscope::format

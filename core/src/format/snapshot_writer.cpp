@@ -1,0 +1,449 @@
+// Snapshot writer: encodes a Snapshot as the section stream of docs/format.md.
+//
+// It runs inside the target Python process after the heap walk, with the GIL
+// released, so it is built to be fast and lean: each column is encoded into a
+// 64 KiB chunk that is fed straight into the section's zstd stream, so the
+// only large buffer is the compressed payload of the current section (needed
+// because the frame, which precedes the payload, carries its length and CRC).
+//
+// File layout (all integers little-endian):
+//
+//   offset 0                                     8        10       12
+//   +---+---+---+---+---+---+---+---+--------+--------+
+//   | R | S | C | O | P | E |\r |\n | major  | minor  |   preamble, 12 bytes
+//   +---+---+---+---+---+---+---+---+--------+--------+
+//   | section frame + payload: Header                 |
+//   | section frame + payload: Strings                |
+//   | ... Types, Nodes, Edges, Roots, Threads ...     |
+//   | section frame (empty payload): End              |
+//   +-------------------------------------------------+
+//
+// Section frame, 28 bytes, then `stored length` payload bytes:
+//
+//   0       2       4                               12
+//   +-------+-------+-------------------------------+
+//   |  id   | flags |  stored length (u64)          |
+//   +-------+-------+-------------------------------+
+//   12                              20              24              28
+//   +-------------------------------+---------------+---------------+
+//   |  raw length (u64)             | payload CRC   | frame CRC     |
+//   +-------------------------------+---------------+---------------+
+//   |  payload: `stored length` bytes; one zstd frame if flags & 1,  |
+//   |  else the raw bytes (then raw length == stored length)         |
+//   +----------------------------------------------------------------+
+//
+//   flags:       bit 0 kSectionZstd, bit 1 kSectionRequired, others 0.
+//   payload CRC: CRC-32C of the stored payload bytes (compressed or not).
+//   frame CRC:   CRC-32C of frame bytes 0..23, so that a damaged length is
+//                reported as damage rather than as truncation.
+//
+// Each section's raw payload is a count followed by columns, each column
+// contiguous (all node addresses, then all node types, ...): similar values
+// sit together, which is what makes zstd effective on them.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <system_error>
+
+#include "format/compression.h"
+#include "format/validation.h"
+#include "refscope/format/encoding.h"
+#include "refscope/format/snapshot_io.h"
+
+namespace refscope::format {
+
+namespace {
+
+// Sections this small are stored uncompressed when zstd does not shrink them
+// (a zstd frame has ~10 bytes of overhead; tiny sections often grow).
+constexpr size_t kSmallSection = 4096;
+constexpr size_t kChunkBytes = 64 * 1024;
+
+// Writes one section: columns are appended with put_*(), then end() emits the
+// frame and the payload to the sink.
+class SectionWriter {
+public:
+    SectionWriter(ByteSink& sink, const WriteOptions& options)
+        : sink_(sink), chunk_(new uint8_t[kChunkBytes]) {
+        // Levels above 19 need windows over 8 MiB, which readers refuse on
+        // untrusted input; they gain nothing on snapshot columns anyway.
+        if (options.compress)
+            compressor_ = std::make_unique<SectionCompressor>(std::min(options.zstd_level, 19));
+    }
+
+    void begin(SectionId id) {
+        id_ = id;
+        raw_bytes_ = 0;
+        used_ = 0;
+        stored_.clear();
+        small_raw_.clear();
+        if (compressor_) compressor_->begin();
+    }
+
+    void put_varint(uint64_t v) {
+        if (used_ + kMaxVarintBytes > kChunkBytes) flush();
+        used_ = static_cast<size_t>(format::put_varint(chunk_.get() + used_, v) - chunk_.get());
+    }
+    void put_zigzag(int64_t v) { put_varint(zigzag_encode(v)); }
+    void put_byte(uint8_t b) {
+        if (used_ == kChunkBytes) flush();
+        chunk_[used_++] = b;
+    }
+    void put_bytes(const void* data, size_t size) {
+        const auto* p = static_cast<const uint8_t*>(data);
+        while (size > 0) {
+            if (used_ == kChunkBytes) flush();
+            const size_t n = std::min(size, kChunkBytes - used_);
+            std::memcpy(chunk_.get() + used_, p, n);
+            used_ += n;
+            p += n;
+            size -= n;
+        }
+    }
+    void put_string(std::string_view s) {
+        put_varint(s.size());
+        put_bytes(s.data(), s.size());
+    }
+
+    void end() {
+        flush();
+        uint16_t flags = kSectionRequired;
+        if (compressor_) {
+            compressor_->finish(stored_);
+            flags |= kSectionZstd;
+            if (raw_bytes_ <= kSmallSection && stored_.size() >= raw_bytes_) {
+                stored_.swap(small_raw_);
+                flags &= static_cast<uint16_t>(~kSectionZstd);
+            }
+        }
+        SectionFrame frame;
+        frame.id = static_cast<uint16_t>(id_);
+        frame.flags = flags;
+        frame.stored_bytes = stored_.size();
+        frame.raw_bytes = raw_bytes_;
+        frame.crc32c = crc32c(stored_.data(), stored_.size());
+        uint8_t bytes[kSectionFrameBytes];
+        store_frame(bytes, frame);
+        sink_.write(bytes, sizeof bytes);
+        if (!stored_.empty()) sink_.write(stored_.data(), stored_.size());
+    }
+
+private:
+    void flush() {
+        if (used_ == 0) return;
+        if (compressor_) {
+            // Keep a raw copy of small sections in case zstd does not pay.
+            if (raw_bytes_ + used_ <= kSmallSection)
+                small_raw_.insert(small_raw_.end(), chunk_.get(), chunk_.get() + used_);
+            compressor_->feed(chunk_.get(), used_, stored_);
+        } else {
+            stored_.insert(stored_.end(), chunk_.get(), chunk_.get() + used_);
+        }
+        raw_bytes_ += used_;
+        used_ = 0;
+    }
+
+    ByteSink& sink_;
+    std::unique_ptr<SectionCompressor> compressor_;
+    std::unique_ptr<uint8_t[]> chunk_;
+    size_t used_ = 0;
+    SectionId id_ = SectionId::End;
+    uint64_t raw_bytes_ = 0;
+    std::vector<uint8_t> stored_;
+    std::vector<uint8_t> small_raw_;
+};
+
+// Header: a sequence of fields, each `varint tag, varint length, value`.
+// The length lets a reader skip tags it does not know (added by a later
+// minor). Strings are raw UTF-8; integers one varint (zigzag when signed).
+void put_field(SectionWriter& w, HeaderTag tag, std::string_view value) {
+    w.put_varint(static_cast<uint32_t>(tag));
+    w.put_string(value);
+}
+void put_field(SectionWriter& w, HeaderTag tag, uint64_t value) {
+    uint8_t buf[kMaxVarintBytes];
+    w.put_varint(static_cast<uint32_t>(tag));
+    w.put_string(std::string_view(reinterpret_cast<const char*>(buf),
+                                  static_cast<size_t>(format::put_varint(buf, value) - buf)));
+}
+
+void write_header(SectionWriter& w, const SnapshotHeader& h) {
+    w.begin(SectionId::Header);
+    put_field(w, HeaderTag::ProbeVersion, h.probe_version);
+    put_field(w, HeaderTag::PythonVersion, h.python_version);
+    put_field(w, HeaderTag::PythonHexVersion, h.python_hexversion);
+    put_field(w, HeaderTag::PythonBuild, h.python_build);
+    put_field(w, HeaderTag::Platform, h.platform);
+    put_field(w, HeaderTag::Pid, zigzag_encode(h.pid));
+    put_field(w, HeaderTag::Executable, h.executable);
+    // Argv: varint count, then each argument as varint length + bytes.
+    std::vector<uint8_t> argv;
+    append_varint(argv, h.argv.size());
+    for (const std::string& a : h.argv) {
+        append_varint(argv, a.size());
+        argv.insert(argv.end(), a.begin(), a.end());
+    }
+    put_field(w, HeaderTag::Argv,
+              std::string_view(reinterpret_cast<const char*>(argv.data()), argv.size()));
+    put_field(w, HeaderTag::TimeUnixNs, zigzag_encode(h.time_unix_ns));
+    put_field(w, HeaderTag::CollectedFirst, uint64_t{h.collected_first ? 1u : 0u});
+    put_field(w, HeaderTag::Sequence, h.sequence);
+    put_field(w, HeaderTag::Label, h.label);
+    put_field(w, HeaderTag::WalkNs, h.walk_ns);
+    w.end();
+}
+
+// Strings: varint count (including id 0, the empty string, which is not
+// stored), a column of count-1 varint lengths, then all bytes concatenated.
+void write_strings(SectionWriter& w, const StringTable& strings) {
+    w.begin(SectionId::Strings);
+    const auto& raw = strings.raw();
+    w.put_varint(raw.size());
+    for (size_t i = 1; i < raw.size(); ++i) w.put_varint(raw[i].size());
+    for (size_t i = 1; i < raw.size(); ++i) w.put_bytes(raw[i].data(), raw[i].size());
+    w.end();
+}
+
+// Types: varint count, then columns: name string ids, module string ids,
+// type object addresses (all varints).
+void write_types(SectionWriter& w, const std::vector<TypeInfo>& types) {
+    w.begin(SectionId::Types);
+    w.put_varint(types.size());
+    for (const TypeInfo& t : types) w.put_varint(t.name);
+    for (const TypeInfo& t : types) w.put_varint(t.module);
+    for (const TypeInfo& t : types) w.put_varint(t.type_address);
+    w.end();
+}
+
+// Nodes: varint count N, varint address shift S, then columns of N values:
+//   address   zigzag varint of (addr[i] >> S) - (addr[i-1] >> S), addr[-1] = 0,
+//             in wrapping 64-bit arithmetic. S is the number of low zero bits
+//             common to all addresses (4 for pymalloc's 16-byte alignment).
+//             Addresses are in walk order, not sorted, hence signed deltas;
+//             objects allocated together sit in the same arena, so deltas
+//             are mostly small.
+//   type      varint type id
+//   size      varint shallow size
+//   refcount  zigzag varint
+//   flags     one byte
+//   preview   varint: 0 = none, else zigzag(id - previous nonzero id) + 1
+//             (the probe adds preview strings in walk order, so this is
+//             usually 3: "the next string").
+void write_nodes(SectionWriter& w, const Snapshot& s) {
+    w.begin(SectionId::Nodes);
+    const size_t n = s.node_count();
+    w.put_varint(n);
+    uint64_t all_bits = 0;
+    for (uint64_t a : s.node_address) all_bits |= a;
+    const unsigned shift = all_bits ? static_cast<unsigned>(std::countr_zero(all_bits)) : 0;
+    w.put_varint(shift);
+    uint64_t prev = 0;
+    for (uint64_t a : s.node_address) {
+        const uint64_t cur = a >> shift;
+        w.put_zigzag(static_cast<int64_t>(cur - prev));
+        prev = cur;
+    }
+    for (uint32_t t : s.node_type) w.put_varint(t);
+    for (uint64_t sz : s.node_size) w.put_varint(sz);
+    for (int64_t rc : s.node_refcount) w.put_zigzag(rc);
+    w.put_bytes(s.node_flags.data(), n);
+    uint32_t prev_preview = 0;
+    for (uint32_t p : s.node_preview) {
+        if (p == 0) {
+            w.put_varint(0);
+        } else {
+            w.put_varint(zigzag_encode(int64_t{p} - int64_t{prev_preview}) + 1);
+            prev_preview = p;
+        }
+    }
+    w.end();
+}
+
+// True if the edge kind's label is a position (delta-coded against the
+// edge's position within its source's edges, see write_edges).
+bool label_is_position(uint8_t kind) {
+    return kind == static_cast<uint8_t>(EdgeKind::Index) ||
+           kind == static_cast<uint8_t>(EdgeKind::Reference);
+}
+
+// Edges: varint count E, then columns:
+//   out-degree  N varints (N = node count): edges of node 0, of node 1, ...
+//               Edges are grouped by source, so this replaces the source
+//               column (a node without edges costs one byte, 0).
+//   target      E zigzag varints of target - source
+//   kind        E bytes (EdgeKind)
+//   flags       E bytes (kEdge* bits)
+//   label       E varints; for Index and Reference kinds the zigzag of
+//               label - position, position being the edge's 0-based index
+//               among its source's edges (a list's items become all zeros);
+//               for other kinds the label itself.
+void write_edges(SectionWriter& w, const Snapshot& s) {
+    w.begin(SectionId::Edges);
+    const size_t e = s.edge_count();
+    const size_t n = s.node_count();
+    w.put_varint(e);
+    size_t i = 0;
+    for (size_t node = 0; node < n; ++node) {
+        size_t deg = 0;
+        while (i < e && s.edge_source[i] == node) {
+            ++deg;
+            ++i;
+        }
+        w.put_varint(deg);
+    }
+    for (size_t k = 0; k < e; ++k)
+        w.put_zigzag(int64_t{s.edge_target[k]} - int64_t{s.edge_source[k]});
+    w.put_bytes(s.edge_kind.data(), e);
+    w.put_bytes(s.edge_flags.data(), e);
+    uint32_t position = 0;
+    for (size_t k = 0; k < e; ++k) {
+        position = (k > 0 && s.edge_source[k] == s.edge_source[k - 1]) ? position + 1 : 0;
+        if (label_is_position(s.edge_kind[k]))
+            w.put_zigzag(int64_t{s.edge_label[k]} - int64_t{position});
+        else
+            w.put_varint(s.edge_label[k]);
+    }
+    w.end();
+}
+
+// Roots: varint count, then columns: node id (varint), kind (byte),
+// thread (varint, thread id + 1, 0 = none), label string id (varint),
+// count (varint).
+void write_roots(SectionWriter& w, const std::vector<RootRef>& roots) {
+    w.begin(SectionId::Roots);
+    w.put_varint(roots.size());
+    for (const RootRef& r : roots) w.put_varint(r.node);
+    for (const RootRef& r : roots) w.put_byte(static_cast<uint8_t>(r.kind));
+    for (const RootRef& r : roots) w.put_varint(r.thread == kNoNode ? 0 : uint64_t{r.thread} + 1);
+    for (const RootRef& r : roots) w.put_varint(r.label);
+    for (const RootRef& r : roots) w.put_varint(r.count);
+    w.end();
+}
+
+// Threads: varint count, then columns: ident (varint), name string id
+// (varint), is_main (byte 0/1).
+void write_threads(SectionWriter& w, const std::vector<ThreadInfo>& threads) {
+    w.begin(SectionId::Threads);
+    w.put_varint(threads.size());
+    for (const ThreadInfo& t : threads) w.put_varint(t.ident);
+    for (const ThreadInfo& t : threads) w.put_varint(t.name);
+    for (const ThreadInfo& t : threads) w.put_byte(t.is_main ? 1 : 0);
+    w.end();
+}
+
+class VectorSink final : public ByteSink {
+public:
+    explicit VectorSink(std::vector<uint8_t>& out) : out_(out) {}
+    void write(const void* data, size_t size) override {
+        const auto* p = static_cast<const uint8_t*>(data);
+        out_.insert(out_.end(), p, p + size);
+    }
+
+private:
+    std::vector<uint8_t>& out_;
+};
+
+std::string errno_text(int err) { return std::generic_category().message(err); }
+
+class FileSink final : public ByteSink {
+public:
+    FileSink(int fd, const std::string& path) : fd_(fd), path_(path) {}
+    void write(const void* data, size_t size) override {
+        const auto* p = static_cast<const uint8_t*>(data);
+        while (size > 0) {
+            const ssize_t n = ::write(fd_, p, size);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                throw WriteError("cannot write snapshot " + path_ + ": " + errno_text(errno));
+            }
+            p += n;
+            size -= static_cast<size_t>(n);
+        }
+    }
+
+private:
+    int fd_;
+    const std::string& path_;
+};
+
+}  // namespace
+
+void write_snapshot(const Snapshot& snapshot, ByteSink& sink, const WriteOptions& options) {
+    if (auto defect = find_defect(snapshot)) {
+        throw WriteError(std::string("invalid snapshot (") +
+                         section_name(static_cast<uint16_t>(defect->section)) +
+                         "): " + defect->message);
+    }
+    try {
+        uint8_t preamble[kPreambleBytes];
+        std::memcpy(preamble, kMagic, sizeof kMagic);
+        store_le16(preamble + 8, kFormatMajor);
+        store_le16(preamble + 10, kFormatMinor);
+        sink.write(preamble, sizeof preamble);
+
+        SectionWriter w(sink, options);
+        write_header(w, snapshot.header);
+        write_strings(w, snapshot.strings);
+        write_types(w, snapshot.types);
+        write_nodes(w, snapshot);
+        write_edges(w, snapshot);
+        write_roots(w, snapshot.roots);
+        write_threads(w, snapshot.threads);
+        w.begin(SectionId::End);
+        w.end();
+    } catch (const WriteError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw WriteError(std::string("cannot encode snapshot: ") + e.what());
+    }
+}
+
+std::vector<uint8_t> encode_snapshot(const Snapshot& snapshot, const WriteOptions& options) {
+    std::vector<uint8_t> out;
+    VectorSink sink(out);
+    write_snapshot(snapshot, sink, options);
+    return out;
+}
+
+void write_snapshot_file(const Snapshot& snapshot, const std::string& path,
+                         const WriteOptions& options) {
+    // A unique temporary name in the same directory, so that rename() is
+    // atomic (same file system) and concurrent writers do not collide.
+    static std::atomic<unsigned> counter{0};
+    const std::string tmp =
+        path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) throw WriteError("cannot create " + tmp + ": " + errno_text(errno));
+    try {
+        FileSink sink(fd, tmp);
+        write_snapshot(snapshot, sink, options);
+        // Flush to disk before the rename: after a crash the final name holds
+        // either the old file or the complete new one.
+        if (::fsync(fd) != 0) throw WriteError("cannot sync " + tmp + ": " + errno_text(errno));
+    } catch (...) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw;
+    }
+    if (::close(fd) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        throw WriteError("cannot close " + tmp + ": " + errno_text(err));
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        throw WriteError("cannot rename " + tmp + " to " + path + ": " + errno_text(err));
+    }
+}
+
+}  // namespace refscope::format

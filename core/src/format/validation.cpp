@@ -1,0 +1,145 @@
+#include "format/validation.h"
+
+namespace refscope::format {
+
+namespace {
+
+std::string out_of_range(const char* what, size_t index, const char* field, uint64_t value,
+                         size_t limit, const char* unit) {
+    return std::string(what) + " " + std::to_string(index) + ": " + field + " " +
+           std::to_string(value) + " is out of range (" + std::to_string(limit) + " " + unit + ")";
+}
+
+// How an edge kind uses its label (constants.h, EdgeKind).
+enum class LabelUse { Free, NodeId, StringId, Zero };
+
+LabelUse label_use(uint8_t kind) {
+    switch (static_cast<EdgeKind>(kind)) {
+        case EdgeKind::Reference:
+        case EdgeKind::Index: return LabelUse::Free;
+        case EdgeKind::DictValue:
+        case EdgeKind::Attribute: return LabelUse::NodeId;
+        case EdgeKind::Slot:
+        case EdgeKind::Field:
+        case EdgeKind::Local:
+        case EdgeKind::Native: return LabelUse::StringId;
+        case EdgeKind::DictKey:
+        case EdgeKind::SetMember:
+        case EdgeKind::Weak: return LabelUse::Zero;
+    }
+    return LabelUse::Free;
+}
+
+}  // namespace
+
+std::optional<SnapshotDefect> find_defect(const Snapshot& s) {
+    const size_t n_strings = s.strings.size();
+    const size_t n_types = s.types.size();
+    const size_t n_nodes = s.node_address.size();
+    const size_t n_edges = s.edge_source.size();
+    const size_t n_threads = s.threads.size();
+    auto defect = [](SectionId id, std::string m) { return SnapshotDefect{id, std::move(m)}; };
+
+    if (n_strings == 0 || !s.strings.at(0).empty())
+        return defect(SectionId::Strings, "string id 0 must be the empty string");
+    if (n_strings > kMaxCount || n_types > kMaxCount || n_edges > kMaxCount ||
+        s.roots.size() > kMaxCount || n_threads > kMaxCount)
+        return defect(SectionId::Header,
+                      "a count exceeds the format limit of " + std::to_string(kMaxCount));
+    // Node ids must stay below kNoNode, which means "no node".
+    if (n_nodes > kMaxCount || n_nodes >= kNoNode)
+        return defect(SectionId::Nodes, std::to_string(n_nodes) + " nodes exceed the format limit");
+    for (size_t i = 0; i < n_strings; ++i) {
+        if (s.strings.at(static_cast<uint32_t>(i)).size() > kMaxStringBytes)
+            return defect(SectionId::Strings, "string " + std::to_string(i) + " is longer than " +
+                                                  std::to_string(kMaxStringBytes) + " bytes");
+    }
+    for (size_t i = 0; i < n_types; ++i) {
+        const TypeInfo& t = s.types[i];
+        if (t.name >= n_strings)
+            return defect(SectionId::Types,
+                          out_of_range("type", i, "name", t.name, n_strings, "strings"));
+        if (t.module >= n_strings)
+            return defect(SectionId::Types,
+                          out_of_range("type", i, "module", t.module, n_strings, "strings"));
+    }
+
+    if (s.node_type.size() != n_nodes || s.node_size.size() != n_nodes ||
+        s.node_refcount.size() != n_nodes || s.node_flags.size() != n_nodes ||
+        s.node_preview.size() != n_nodes)
+        return defect(SectionId::Nodes, "node columns have different lengths");
+    for (size_t i = 0; i < n_nodes; ++i) {
+        if (s.node_type[i] >= n_types)
+            return defect(SectionId::Nodes,
+                          out_of_range("node", i, "type", s.node_type[i], n_types, "types"));
+        if (s.node_preview[i] >= n_strings)
+            return defect(SectionId::Nodes, out_of_range("node", i, "preview", s.node_preview[i],
+                                                         n_strings, "strings"));
+    }
+
+    if (s.edge_target.size() != n_edges || s.edge_kind.size() != n_edges ||
+        s.edge_flags.size() != n_edges || s.edge_label.size() != n_edges)
+        return defect(SectionId::Edges, "edge columns have different lengths");
+    for (size_t i = 0; i < n_edges; ++i) {
+        const uint32_t src = s.edge_source[i];
+        if (src >= n_nodes)
+            return defect(SectionId::Edges,
+                          out_of_range("edge", i, "source", src, n_nodes, "nodes"));
+        if (i > 0 && src < s.edge_source[i - 1])
+            return defect(SectionId::Edges, "edge " + std::to_string(i) + ": source " +
+                                                std::to_string(src) + " after source " +
+                                                std::to_string(s.edge_source[i - 1]) +
+                                                ": edges are not grouped by source");
+        if (s.edge_target[i] >= n_nodes)
+            return defect(SectionId::Edges,
+                          out_of_range("edge", i, "target", s.edge_target[i], n_nodes, "nodes"));
+        const uint8_t kind = s.edge_kind[i];
+        if (kind >= kEdgeKindCount)
+            return defect(SectionId::Edges,
+                          "edge " + std::to_string(i) + ": unknown kind " + std::to_string(kind));
+        const uint32_t label = s.edge_label[i];
+        switch (label_use(kind)) {
+            case LabelUse::Free: break;
+            case LabelUse::NodeId:
+                if (label >= n_nodes)
+                    return defect(SectionId::Edges, out_of_range("edge", i, "label (a node id)",
+                                                                 label, n_nodes, "nodes"));
+                break;
+            case LabelUse::StringId:
+                if (label >= n_strings)
+                    return defect(SectionId::Edges, out_of_range("edge", i, "label (a string id)",
+                                                                 label, n_strings, "strings"));
+                break;
+            case LabelUse::Zero:
+                if (label != 0)
+                    return defect(SectionId::Edges, "edge " + std::to_string(i) + ": label " +
+                                                        std::to_string(label) +
+                                                        " must be 0 for this kind");
+                break;
+        }
+    }
+
+    for (size_t i = 0; i < s.roots.size(); ++i) {
+        const RootRef& r = s.roots[i];
+        if (r.node >= n_nodes)
+            return defect(SectionId::Roots,
+                          out_of_range("root", i, "node", r.node, n_nodes, "nodes"));
+        if (static_cast<uint8_t>(r.kind) >= kRootKindCount)
+            return defect(SectionId::Roots, "root " + std::to_string(i) + ": unknown kind " +
+                                                std::to_string(static_cast<unsigned>(r.kind)));
+        if (r.thread != kNoNode && r.thread >= n_threads)
+            return defect(SectionId::Roots,
+                          out_of_range("root", i, "thread", r.thread, n_threads, "threads"));
+        if (r.label >= n_strings)
+            return defect(SectionId::Roots,
+                          out_of_range("root", i, "label", r.label, n_strings, "strings"));
+    }
+    for (size_t i = 0; i < n_threads; ++i) {
+        if (s.threads[i].name >= n_strings)
+            return defect(SectionId::Threads, out_of_range("thread", i, "name", s.threads[i].name,
+                                                           n_strings, "strings"));
+    }
+    return std::nullopt;
+}
+
+}  // namespace refscope::format

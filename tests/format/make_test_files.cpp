@@ -1,0 +1,78 @@
+// Writes the checked-in test snapshots of tests/data. Run by hand after a
+// deliberate format change (never at build time):
+//   build/<dir>/tests/format/make_test_files tests/data
+// good-v1.rscope is make_small_snapshot() as format 1.0 writes it; each other
+// file damages it in one documented way (see test_data_files.cpp).
+#include <cstdio>
+#include <string>
+
+#include "refscope/format/snapshot_io.h"
+#include "test_support.h"
+
+namespace {
+
+using namespace refscope;
+using namespace refscope::testing;
+
+bool save(const std::string& dir, const char* name, const std::vector<uint8_t>& bytes) {
+    const std::string path = dir + "/" + name;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() ||
+        std::fclose(f) != 0) {
+        std::fprintf(stderr, "cannot write %s\n", path.c_str());
+        return false;
+    }
+    std::printf("%-22s %6zu bytes\n", name, bytes.size());
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s <tests/data directory>\n", argv[0]);
+        return 2;
+    }
+    const std::string dir = argv[1];
+    const std::vector<uint8_t> good = format::encode_snapshot(make_small_snapshot());
+    bool ok = save(dir, "good-v1.rscope", good);
+
+    // Cut inside the Edges payload.
+    RawFile f = split_sections(good);
+    size_t edges_at = format::kPreambleBytes;
+    for (const RawSection& s : f.sections) {
+        if (s.frame.id == static_cast<uint16_t>(format::SectionId::Edges)) break;
+        edges_at += format::kSectionFrameBytes + s.payload.size();
+    }
+    const size_t cut = edges_at + format::kSectionFrameBytes +
+                       find_section(f, format::SectionId::Edges).payload.size() / 2;
+    ok &= save(dir, "truncated.rscope",
+               std::vector<uint8_t>(good.begin(), good.begin() + static_cast<ptrdiff_t>(cut)));
+
+    std::vector<uint8_t> bad_magic = good;
+    bad_magic[5] = 'X';  // "RSCOPX"
+    ok &= save(dir, "bad-magic.rscope", bad_magic);
+
+    f = split_sections(good);
+    find_section(f, format::SectionId::Nodes).payload[3] ^= 0x20;  // CRC left as it was
+    ok &= save(dir, "bad-checksum.rscope", join_sections(f));
+
+    f = split_sections(good);
+    f.major = 2;
+    ok &= save(dir, "newer-version.rscope", join_sections(f));
+
+    f = split_sections(good);
+    find_section(f, format::SectionId::Nodes).frame.stored_bytes = uint64_t{1} << 60;
+    ok &= save(dir, "absurd-size.rscope", join_sections(f));
+
+    f = split_sections(format::encode_snapshot(make_small_snapshot(), {false, 0}));
+    std::vector<uint8_t> count;
+    format::append_varint(count, uint64_t{1} << 40);  // node count 2^40, then nothing
+    set_payload(find_section(f, format::SectionId::Nodes), count);
+    ok &= save(dir, "absurd-count.rscope", join_sections(f));
+
+    Snapshot s = make_small_snapshot();
+    s.edge_target[5] = 999;  // 43 nodes
+    ok &= save(dir, "corrupt-ids.rscope", forge_snapshot(s));
+    return ok ? 0 : 1;
+}

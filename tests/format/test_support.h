@@ -1,0 +1,53 @@
+// Helpers shared by the format tests, the test-file generator and the format
+// benchmark: sample snapshots, an independent spec-following encoder used to
+// forge invalid files, and a section-level view of encoded bytes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "refscope/format/constants.h"
+#include "refscope/format/encoding.h"
+#include "refscope/snapshot.h"
+
+namespace refscope::testing {
+
+// ~60 nodes using every field, every edge kind, every root kind, threads,
+// unicode strings and every header field.
+Snapshot make_small_snapshot();
+
+// A heap-shaped snapshot: `nodes` objects, ~2.5 edges per node, addresses
+// 16-byte aligned in arenas, skewed type ids, small sizes, refcounts mostly
+// 1-3, previews ("rec-12345") on ~40% of nodes. Deterministic for a seed.
+Snapshot make_synthetic_heap(size_t nodes, uint64_t seed = 1);
+
+// Encodes `s` following docs/format.md, written independently of the real
+// writer, all sections uncompressed and WITHOUT validating anything: the
+// tests use it to produce files with out-of-range ids and valid checksums.
+// For a valid snapshot its output must equal the writer's (compress=false).
+std::vector<uint8_t> forge_snapshot(const Snapshot& s, uint16_t major = format::kFormatMajor,
+                                    uint16_t minor = format::kFormatMinor);
+
+struct RawSection {
+    format::SectionFrame frame;
+    std::vector<uint8_t> payload;  // the stored bytes
+};
+struct RawFile {
+    uint16_t major = format::kFormatMajor;
+    uint16_t minor = format::kFormatMinor;
+    std::vector<RawSection> sections;
+};
+
+// Splits a well-formed encoding into its sections (no validation beyond the
+// framing; throws std::runtime_error if the framing is broken).
+RawFile split_sections(const std::vector<uint8_t>& bytes);
+// Writes the preamble and each section's frame exactly as given (the frame
+// checksum is recomputed by store_frame), then its payload.
+std::vector<uint8_t> join_sections(const RawFile& file);
+// Replaces an uncompressed payload and makes the frame consistent with it
+// (stored and raw length, payload CRC).
+void set_payload(RawSection& section, std::vector<uint8_t> payload);
+// The section with this id (throws if absent).
+RawSection& find_section(RawFile& file, format::SectionId id);
+
+}  // namespace refscope::testing
