@@ -48,7 +48,7 @@ def count_of_type(snapshot, type_name):
     _, summary = cli_json("summary", snapshot, "--by", "type", "--top", "1000000")
     for group in summary["groups"]:
         if group["name"] == type_name:
-            return group["count"]
+            return group["objects"]
     return 0
 
 

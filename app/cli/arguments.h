@@ -1,0 +1,49 @@
+// The command line of refscope-cli: verbs, their options, and the usage
+// errors that make it exit with status 2.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "refscope/analysis/grouping.h"
+
+namespace refscope::cli {
+
+enum class Verb { None, Info, Summary, Roots, Path, Referrers };
+
+std::string_view verb_name(Verb verb);
+
+// What the user asked for. Parsing fills it or throws UsageError; it never
+// prints, so that main() alone decides where text goes.
+struct CliOptions {
+    Verb verb = Verb::None;
+    bool help = false;      // --help / help VERB: print help for `verb` (None = overall)
+    bool version = false;
+    bool json = false;
+    std::string file;
+    analysis::GroupBy group_by = analysis::GroupBy::Type;
+    std::optional<size_t> top;           // --top N (0 = all); verbs have their own default
+    std::optional<uint64_t> address;     // path --to, referrers ADDRESS
+    std::string type_name;               // path --type
+};
+
+class UsageError : public std::runtime_error {
+public:
+    UsageError(Verb verb, const std::string& message)
+        : std::runtime_error(message), verb_(verb) {}
+    Verb verb() const { return verb_; }  // whose help to point at
+private:
+    Verb verb_;
+};
+
+CliOptions parse_arguments(const std::vector<std::string_view>& args);
+
+// "0x7f00…" or "7f00…": hexadecimal, at most 16 digits. Empty if malformed.
+std::optional<uint64_t> parse_address(std::string_view text);
+
+}  // namespace refscope::cli

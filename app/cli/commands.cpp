@@ -1,0 +1,231 @@
+#include "commands.h"
+
+#include "json_output.h"
+#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/graph_index.h"
+#include "refscope/format/snapshot_io.h"
+#include "reports.h"
+#include "text_output.h"
+
+namespace refscope::cli {
+namespace {
+
+using namespace refscope::analysis;
+
+constexpr size_t kDefaultTop = 20;
+constexpr size_t kDefaultReferrers = 50;
+
+// The index, root classes and BFS for the verbs that need them.
+struct Analysis {
+    explicit Analysis(const Snapshot& snapshot) : index(snapshot), roots(index), paths(index, roots) {}
+    GraphIndex index;
+    RootClasses roots;
+    RetentionPaths paths;
+};
+
+size_t limit_or_all(std::optional<size_t> top, size_t fallback) {
+    const size_t limit = top.value_or(fallback);
+    return limit == 0 ? SIZE_MAX : limit;
+}
+
+NodeReport node_report(const Snapshot& s, const RootClasses& roots, uint32_t node) {
+    NodeReport r;
+    r.id = node;
+    r.address = s.node_address[node];
+    r.type = std::string(type_name(s, node));
+    if (s.node_preview[node] != 0) r.preview = std::string(s.strings.view(s.node_preview[node]));
+    r.description = describe_node(s, node);
+    r.size = s.node_size[node];
+    r.refcount = s.node_refcount[node];
+    r.immortal = (s.node_flags[node] & format::kNodeImmortal) != 0;
+    r.native = (s.node_flags[node] & format::kNodeNative) != 0;
+    const SurplusBreakdown b = roots.breakdown(node);
+    if (b.counted) r.surplus = b.surplus;
+    r.unexplained = b.unexplained;
+    return r;
+}
+
+RootReport root_report(const Snapshot& s, const RootRef& root) {
+    RootReport r;
+    r.kind = std::string(root_class_name(root_class_of(root.kind)));
+    r.label = describe_root(s, root);
+    r.thread = std::string(root_thread_name(s, root));
+    r.count = root.count;
+    return r;
+}
+
+HopReport hop_report(const Snapshot& s, const RootClasses& roots, uint32_t edge, uint32_t node) {
+    HopReport hop;
+    hop.edge = describe_edge(s, edge);
+    hop.edge_kind = std::string(edge_kind_name(s.edge_kind[edge]));
+    hop.owned = (s.edge_flags[edge] & format::kEdgeOwned) != 0;
+    hop.gc_visible = (s.edge_flags[edge] & format::kEdgeGcVisible) != 0;
+    hop.node = node_report(s, roots, node);
+    return hop;
+}
+
+std::vector<HopReport> hops_along(const Snapshot& s, const RootClasses& roots,
+                                  const std::vector<uint32_t>& edges) {
+    std::vector<HopReport> hops;
+    hops.reserve(edges.size());
+    for (uint32_t e : edges) hops.push_back(hop_report(s, roots, e, s.edge_target[e]));
+    return hops;
+}
+
+uint32_t node_at(const Snapshot& s, uint64_t address) {
+    const uint32_t node = find_node_by_address(s, address);
+    if (node == kNoNode) throw LookupError("no object at address " + format_address(address));
+    return node;
+}
+
+InfoReport make_info(const std::string& file, const Snapshot& s) {
+    InfoReport r;
+    r.file = file;
+    r.snapshot = &s;
+    for (size_t n = 0; n < s.node_count(); ++n) {
+        const uint8_t flags = s.node_flags[n];
+        r.gc_tracked += (flags & format::kNodeGcTracked) != 0;
+        r.immortal += (flags & format::kNodeImmortal) != 0;
+        r.native += (flags & format::kNodeNative) != 0;
+        r.type_objects += (flags & format::kNodeTypeObject) != 0;
+        r.bytes += s.node_size[n];
+    }
+    return r;
+}
+
+SummaryReport make_summary(const CliOptions& options, const Snapshot& s) {
+    SummaryReport r;
+    r.file = options.file;
+    r.by = options.group_by;
+    r.groups = group_objects(s, options.group_by);
+    r.group_count = r.groups.size();
+    for (const GroupTotal& g : r.groups) {
+        r.objects += g.objects;
+        r.bytes += g.bytes;
+    }
+    const size_t limit = limit_or_all(options.top, kDefaultTop);
+    if (r.groups.size() > limit) r.groups.resize(limit);
+    return r;
+}
+
+RootsReport make_roots(const CliOptions& options, const Snapshot& s, const Analysis& a) {
+    RootsReport r;
+    r.file = options.file;
+    r.objects = s.node_count();
+    r.reachable = a.paths.reachable_count();
+    for (int c = 0; c < kRootClassCount; ++c) {
+        const auto root_class = static_cast<RootClass>(c);
+        const RootClassTotals& t = a.roots.totals(root_class);
+        r.classes.push_back({std::string(root_class_name(root_class)), t.records, t.objects,
+                             t.references});
+    }
+    const size_t limit = limit_or_all(options.top, kDefaultTop);
+    r.unexplained_objects = a.roots.unexplained_nodes().size();
+    for (const NodeCount& c : a.roots.top_unexplained(limit == SIZE_MAX ? 0 : limit)) {
+        r.unexplained.push_back(node_report(s, a.roots, c.node));
+    }
+    const auto& negative = a.roots.negative_surplus_nodes();
+    r.negative_objects = negative.size();
+    for (size_t i = 0; i < negative.size() && i < limit; ++i) {
+        r.negative.push_back(node_report(s, a.roots, negative[i].node));
+    }
+    r.overexplained_references = a.roots.overexplained_references();
+    r.invalid_root_records = a.roots.invalid_root_records();
+    return r;
+}
+
+// For --type: the instance nearest to a root; with none reachable, the one
+// with the most unexplained surplus (the likeliest leak), else the first.
+uint32_t pick_instance(const Snapshot& s, const Analysis& a, const std::string& name,
+                       PathReport& r) {
+    std::vector<uint8_t> matches(s.types.size(), 0);
+    for (size_t t = 0; t < s.types.size(); ++t) matches[t] = s.strings.view(s.types[t].name) == name;
+    uint32_t best = kNoNode;
+    uint32_t best_unreached = kNoNode;
+    for (uint32_t n = 0; n < s.node_count(); ++n) {
+        if (s.node_type[n] >= matches.size() || !matches[s.node_type[n]]) continue;
+        ++r.instances;
+        if (a.paths.reachable(n)) {
+            ++r.reachable_instances;
+            if (best == kNoNode || a.paths.distance(n) < a.paths.distance(best)) best = n;
+        } else if (best_unreached == kNoNode ||
+                   a.roots.unexplained(n) > a.roots.unexplained(best_unreached)) {
+            best_unreached = n;
+        }
+    }
+    if (r.instances == 0) throw LookupError("no objects of type '" + name + "'");
+    return best != kNoNode ? best : best_unreached;
+}
+
+PathReport make_path(const CliOptions& options, const Snapshot& s, const Analysis& a) {
+    PathReport r;
+    r.file = options.file;
+    r.type_name = options.type_name;
+    const uint32_t target = options.address ? node_at(s, *options.address)
+                                            : pick_instance(s, a, options.type_name, r);
+    r.target = node_report(s, a.roots, target);
+    if (const auto path = a.paths.path_to(target)) {
+        r.found = true;
+        r.root = root_report(s, s.roots[path->root_record]);
+        r.root_node = node_report(s, a.roots, path->root_node);
+        r.hops = hops_along(s, a.roots, path->edges);
+        return r;
+    }
+    const NoPathExplanation why = a.paths.explain_unreachable(target);
+    r.reason = std::string(reason_name(why.reason));
+    r.explanation = why.text;
+    r.unexplained = why.unexplained;
+    if (why.holder != kNoNode) r.holder = node_report(s, a.roots, why.holder);
+    r.holder_hops = hops_along(s, a.roots, why.holder_edges);
+    r.search_truncated = why.search_truncated;
+    return r;
+}
+
+ReferrersReport make_referrers(const CliOptions& options, const Snapshot& s, const Analysis& a) {
+    ReferrersReport r;
+    r.file = options.file;
+    const uint32_t target = node_at(s, *options.address);
+    r.target = node_report(s, a.roots, target);
+    r.owned_in = a.roots.owned_in(target);
+    r.breakdown = a.roots.breakdown(target);
+    if (a.paths.reachable(target)) r.distance = a.paths.distance(target);
+    const auto in_edges = a.index.in_edges(target);
+    r.referrer_count = in_edges.size();
+    const size_t limit = limit_or_all(options.top, kDefaultReferrers);
+    for (size_t i = 0; i < in_edges.size() && i < limit; ++i) {
+        r.referrers.push_back(hop_report(s, a.roots, in_edges[i], s.edge_source[in_edges[i]]));
+    }
+    for (uint32_t record : a.roots.roots_of(target)) r.roots.push_back(root_report(s, s.roots[record]));
+    return r;
+}
+
+template <typename Report>
+void render(const CliOptions& options, const Report& report, std::ostream& out) {
+    if (options.json) {
+        write_json(report, out);
+    } else {
+        write_text(report, out);
+    }
+}
+
+}  // namespace
+
+void run_verb(const CliOptions& options, std::ostream& out) {
+    const Snapshot snapshot = format::read_snapshot_file(options.file);
+    switch (options.verb) {
+        case Verb::Info: return render(options, make_info(options.file, snapshot), out);
+        case Verb::Summary: return render(options, make_summary(options, snapshot), out);
+        case Verb::None: return;
+        default: break;
+    }
+    const Analysis analysis(snapshot);
+    switch (options.verb) {
+        case Verb::Roots: return render(options, make_roots(options, snapshot, analysis), out);
+        case Verb::Path: return render(options, make_path(options, snapshot, analysis), out);
+        case Verb::Referrers:
+            return render(options, make_referrers(options, snapshot, analysis), out);
+        default: return;
+    }
+}
+
+}  // namespace refscope::cli

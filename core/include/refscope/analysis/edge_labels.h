@@ -1,0 +1,59 @@
+// How edges, objects and roots read to a person: `['key']`, `.name`, `[3]`,
+// `module app`, `dict (len=3)`, `app.Leaky @ 0x7f…`. The views and the CLI
+// render through these so that a path reads the same everywhere.
+//
+// An edge's 32-bit label means different things per kind (constants.h): a node
+// id (dict keys, attribute names), a string id (slots, fields, locals, native
+// edges) or a number (list index, reference position). Every lookup is bounds
+// checked: an out-of-range label renders as `?`, never reads past a column.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "refscope/snapshot.h"
+
+namespace refscope::analysis {
+
+// "0x7f3a5c001230".
+std::string format_address(uint64_t address);
+
+// The type's qualified name ("app.Leaky", "dict"), "?" for a bad type id.
+std::string_view type_name(const Snapshot& snapshot, uint32_t node);
+// The module an object belongs to for grouping: its type's module, except a
+// module object, which belongs to itself (its preview is its name).
+std::string_view module_name(const Snapshot& snapshot, uint32_t node);
+
+// A preview as a Python-like literal: 'it\'s', control characters escaped,
+// cut to `max_chars` bytes with "…".
+std::string quote_text(std::string_view text, size_t max_chars = 60);
+
+// "dict value", "attribute", ... (also the JSON names).
+std::string_view edge_kind_name(format::EdgeKind kind);
+std::string_view edge_kind_name(uint8_t kind);
+
+// `['key']`, `[42]`, `.name`, `[3]`, `.__globals__`, `local x`, `{member}`,
+// `(key)`, `<ref #2>`, `(weak)`, `<native: name>`.
+std::string describe_edge(const Snapshot& snapshot, uint32_t edge);
+
+// `module app`, `dict (len=3)`, `str 'hello'`, `function app.f`, `int 42`,
+// `app.Leaky @ 0x7f…`.
+std::string describe_node(const Snapshot& snapshot, uint32_t node);
+
+// The root record's own label ("sys.modules['app']", "frame app.py:12 in
+// main, local x"), or the kind's name when the probe gave none.
+std::string describe_root(const Snapshot& snapshot, const RootRef& root);
+// The thread's name for a thread-stack root, "" otherwise.
+std::string_view root_thread_name(const Snapshot& snapshot, const RootRef& root);
+
+}  // namespace refscope::analysis
+
+namespace refscope::analysis {
+
+// Length of the well-formed UTF-8 sequence starting at text[pos] (1 to 4), or
+// 0 if the bytes there are not valid UTF-8 (overlong, surrogate, truncated).
+// Previews are byte prefixes cut in C, so every renderer must expect this.
+size_t utf8_sequence_length(std::string_view text, size_t pos);
+
+}  // namespace refscope::analysis

@@ -1,0 +1,122 @@
+#include "refscope/analysis/graph_index.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace refscope::analysis {
+namespace {
+
+void check_columns(const Snapshot& s) {
+    const size_t nodes = s.node_address.size();
+    if (s.node_type.size() != nodes || s.node_size.size() != nodes ||
+        s.node_refcount.size() != nodes || s.node_flags.size() != nodes ||
+        s.node_preview.size() != nodes) {
+        throw std::invalid_argument("snapshot node columns have different lengths");
+    }
+    const size_t edges = s.edge_source.size();
+    if (s.edge_target.size() != edges || s.edge_kind.size() != edges ||
+        s.edge_flags.size() != edges || s.edge_label.size() != edges) {
+        throw std::invalid_argument("snapshot edge columns have different lengths");
+    }
+    // Ids are 32-bit and kNoNode / kNoEdge are reserved.
+    if (nodes >= kNoNode || edges >= kNoEdge) {
+        throw std::invalid_argument("snapshot too large for 32-bit node and edge ids");
+    }
+}
+
+}  // namespace
+
+GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
+    check_columns(snapshot);
+    node_count_ = static_cast<uint32_t>(snapshot.node_count());
+    edge_count_ = static_cast<uint32_t>(snapshot.edge_count());
+    const uint32_t* sources = snapshot.edge_source.data();
+    const uint32_t* targets = snapshot.edge_target.data();
+
+    // In-edges are sorted by target in two cache-friendly passes instead of
+    // one counting sort: a plain counting sort makes two random accesses per
+    // edge into node-sized arrays (tens of MB: a cache miss each). Here edges
+    // are first distributed into buckets of kBucketNodes consecutive targets
+    // (a few hundred sequential output streams), then each bucket is counting-
+    // sorted with its counters in cache. Both passes are stable, so a node's
+    // in-edges stay in increasing edge id order.
+    constexpr uint32_t kBucketShift = 16;
+    constexpr uint32_t kBucketNodes = 1u << kBucketShift;
+    const uint32_t bucket_count = (node_count_ >> kBucketShift) + 1;
+
+    // Pass 1: bounds, grouping, out-degrees, bucket sizes.
+    out_offset_.assign(size_t{node_count_} + 1, 0);
+    std::vector<uint32_t> bucket_start(size_t{bucket_count} + 1, 0);
+    bool grouped = true;
+    uint32_t previous_source = 0;
+    for (uint32_t e = 0; e < edge_count_; ++e) {
+        const uint32_t source = sources[e];
+        const uint32_t target = targets[e];
+        if (source >= node_count_ || target >= node_count_) {
+            throw std::invalid_argument("edge " + std::to_string(e) + " names node " +
+                                        std::to_string(source >= node_count_ ? source : target) +
+                                        " but the snapshot has " + std::to_string(node_count_) +
+                                        " nodes");
+        }
+        grouped = grouped && source >= previous_source;
+        previous_source = source;
+        ++out_offset_[source + 1];
+        ++bucket_start[(target >> kBucketShift) + 1];
+    }
+    for (uint32_t n = 0; n < node_count_; ++n) out_offset_[n + 1] += out_offset_[n];
+    for (uint32_t b = 0; b < bucket_count; ++b) bucket_start[b + 1] += bucket_start[b];
+
+    // Pass 2: edge ids into their bucket's slice of in_edge_, with the low
+    // bits of the target beside them so pass 3 need not look targets up.
+    in_edge_.resize(edge_count_);
+    std::vector<uint16_t> low_bits(edge_count_);
+    {
+        std::vector<uint32_t> cursor(bucket_start.begin(), bucket_start.end() - 1);
+        for (uint32_t e = 0; e < edge_count_; ++e) {
+            const uint32_t position = cursor[targets[e] >> kBucketShift]++;
+            in_edge_[position] = e;
+            low_bits[position] = static_cast<uint16_t>(targets[e] & (kBucketNodes - 1));
+        }
+    }
+
+    // Pass 3: counting sort inside each bucket.
+    in_offset_.assign(size_t{node_count_} + 1, 0);
+    std::vector<uint32_t> count(kBucketNodes);
+    std::vector<uint32_t> scratch;
+    for (uint32_t b = 0; b < bucket_count; ++b) {
+        const uint32_t begin = bucket_start[b];
+        const uint32_t end = bucket_start[b + 1];
+        const uint32_t first_node = b << kBucketShift;
+        const uint32_t nodes = std::min(kBucketNodes, node_count_ - first_node);
+        if (nodes == 0) break;
+        std::fill(count.begin(), count.begin() + nodes, 0);
+        for (uint32_t p = begin; p < end; ++p) ++count[low_bits[p]];
+        uint32_t offset = begin;
+        for (uint32_t i = 0; i < nodes; ++i) {
+            in_offset_[first_node + i] = offset;
+            const uint32_t c = count[i];
+            count[i] = offset;  // from here on: the next free position
+            offset += c;
+        }
+        scratch.assign(in_edge_.begin() + begin, in_edge_.begin() + end);
+        for (uint32_t p = begin; p < end; ++p) in_edge_[count[low_bits[p]]++] = scratch[p - begin];
+    }
+    in_offset_[node_count_] = edge_count_;
+
+    if (!grouped) {
+        out_order_.resize(edge_count_);
+        std::vector<uint32_t> cursor(out_offset_.begin(), out_offset_.end() - 1);
+        for (uint32_t e = 0; e < edge_count_; ++e) out_order_[cursor[sources[e]]++] = e;
+    }
+}
+
+uint32_t find_node_by_address(const Snapshot& snapshot, uint64_t address) {
+    const auto& addresses = snapshot.node_address;
+    for (size_t n = 0; n < addresses.size(); ++n) {
+        if (addresses[n] == address) return static_cast<uint32_t>(n);
+    }
+    return kNoNode;
+}
+
+}  // namespace refscope::analysis

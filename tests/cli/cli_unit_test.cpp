@@ -1,0 +1,87 @@
+// In-process tests of the CLI's argument parsing and JSON writer.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "arguments.h"
+#include "json_writer.h"
+
+namespace refscope::cli {
+namespace {
+
+CliOptions parse(std::vector<std::string_view> args) { return parse_arguments(args); }
+
+TEST(Arguments, VerbsAndOptions) {
+    CliOptions o = parse({"--json", "summary", "f.rscope", "--by", "module", "--top=5"});
+    EXPECT_EQ(o.verb, Verb::Summary);
+    EXPECT_TRUE(o.json);
+    EXPECT_EQ(o.file, "f.rscope");
+    EXPECT_EQ(o.group_by, analysis::GroupBy::Module);
+    EXPECT_EQ(o.top, 5u);
+
+    o = parse({"path", "--to=0x7F00ab", "f"});
+    EXPECT_EQ(o.address, 0x7f00abu);
+    o = parse({"referrers", "f", "7f00ab", "--json"});
+    EXPECT_EQ(o.address, 0x7f00abu);
+    EXPECT_TRUE(o.json);
+    o = parse({"info", "--", "--odd-name"});
+    EXPECT_EQ(o.file, "--odd-name");
+    EXPECT_TRUE(parse({"path", "-h"}).help);
+    EXPECT_EQ(parse({"help", "roots"}).verb, Verb::Roots);
+}
+
+TEST(Arguments, UsageErrorsNameTheVerb) {
+    try {
+        parse({"roots", "f", "--to", "1"});
+        FAIL();
+    } catch (const UsageError& e) {
+        EXPECT_EQ(e.verb(), Verb::Roots);
+    }
+    EXPECT_THROW(parse({"summary", "f", "--json=yes"}), UsageError);
+    EXPECT_THROW(parse({"info", "-x", "f"}), UsageError);
+    EXPECT_THROW(parse({"help", "nope"}), UsageError);
+}
+
+TEST(Arguments, Addresses) {
+    EXPECT_EQ(parse_address("0x0"), 0u);
+    EXPECT_EQ(parse_address("ffffffffffffffff"), 0xffffffffffffffffull);
+    EXPECT_FALSE(parse_address("0x"));
+    EXPECT_FALSE(parse_address("1ffffffffffffffff"));
+    EXPECT_FALSE(parse_address("12g"));
+    EXPECT_FALSE(parse_address("-1"));
+}
+
+TEST(JsonWriter, EscapesStrings) {
+    EXPECT_EQ(json_quote("plain"), "\"plain\"");
+    EXPECT_EQ(json_quote("q\"b\\"), "\"q\\\"b\\\\\"");
+    EXPECT_EQ(json_quote("\n\t\x01\x7f"), "\"\\n\\t\\u0001\\u007f\"");
+    EXPECT_EQ(json_quote("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
+    EXPECT_EQ(json_quote("a\xff" "b\xc3"), "\"a\\ufffdb\\ufffd\"");
+    EXPECT_EQ(json_quote(std::string_view("nul\0", 4)), "\"nul\\u0000\"");
+}
+
+TEST(JsonWriter, NestsAndIndents) {
+    std::ostringstream out;
+    {
+        JsonWriter json(out);
+        json.begin_object();
+        json.field("n", uint8_t{7});
+        json.field("neg", int64_t{-3});
+        json.key("empty");
+        json.begin_array();
+        json.end_array();
+        json.key("list");
+        json.begin_array();
+        json.value(true);
+        json.null();
+        json.value(std::optional<int>{});
+        json.end_array();
+        json.end_object();
+    }
+    EXPECT_EQ(out.str(),
+              "{\n  \"n\": 7,\n  \"neg\": -3,\n  \"empty\": [],\n  \"list\": [\n    true,\n    null,\n"
+              "    null\n  ]\n}\n");
+}
+
+}  // namespace
+}  // namespace refscope::cli
