@@ -1,0 +1,91 @@
+// The probe's window onto CPython's private data structures.
+//
+// Everything here is implemented in cpython_internals.c, the only file
+// compiled with Py_BUILD_CORE: it includes CPython's internal headers
+// (internal/pycore_*.h), which are C-only (they pull in <stdatomic.h> and
+// C-specific constructs a C++ compiler rejects), so the implementation is C
+// and this header is the small, layout-free interface the C++ walker uses.
+//
+// Together with compat.h this is where every PY_VERSION_HEX difference lives:
+// compat.h covers what the public C API can express, cpython_internals.c what
+// only the private layouts can (frames that are not objects, managed dicts,
+// inline values, dict key tables). Nothing here allocates a Python object,
+// takes or drops a reference, or runs Python code.
+#pragma once
+
+#include <Python.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Who owns an interpreter frame (3.11+); mirrors CPython's enum _frameowner.
+enum rs_frame_owner {
+    RS_FRAME_OWNED_BY_THREAD = 0,
+    RS_FRAME_OWNED_BY_GENERATOR = 1,
+    RS_FRAME_OWNED_BY_FRAME_OBJECT = 2,
+    RS_FRAME_OWNED_BY_CSTACK = 3,  // 3.12+ entry/shim frames: no Python refs of interest
+};
+
+// A read-only view of one _PyInterpreterFrame (3.11+). Every PyObject* is a
+// borrowed view of a reference the frame holds; a field the frame does not
+// hold as a strong reference (f_globals, f_builtins) is not exposed.
+typedef struct rs_frame_view {
+    PyObject *code;        // f_code / f_executable (strong); NULL if not a code object
+    PyObject *function;    // f_func / f_funcobj (strong), may be NULL
+    PyObject *locals;      // f_locals (strong), may be NULL
+    PyObject *frame_obj;   // materialized frame object (strong), may be NULL
+    PyObject *const *localsplus;  // co_nlocalsplus locals, then the value stack
+    int nlocalsplus;
+    int stacktop;          // valid stack depth (>= nlocalsplus) or -1 when unknown
+    int owner;             // enum rs_frame_owner
+    int lasti_bytes;       // byte offset of the current instruction, -1 if not started
+} rs_frame_view;
+
+// Thread frames (3.11+; on 3.9/3.10 these return NULL: use PyThreadState.frame).
+const void *rs_thread_top_frame(PyThreadState *tstate);
+const void *rs_frame_previous(const void *frame);
+int rs_frame_view_of(const void *frame, rs_frame_view *out);  // 0 = not readable
+
+// The frame embedded in a generator/coroutine/async generator (3.11+); NULL if
+// cleared, completed or on older versions.
+const void *rs_generator_frame(PyObject *gen);
+// 3.11+ frame objects: the frame data the object owns (NULL while the frame is
+// still running on a thread or generator), and f_back. On 3.9/3.10 NULL.
+const void *rs_frame_object_owned_frame(PyObject *frame_object);
+
+// Instance attributes of a type with a managed dict (3.11+), read without
+// materializing the dict. Calls visit(name, value) for each attribute held in
+// inline/managed values; *dict_out receives the materialized __dict__ or NULL.
+// *values_owned_by_object is set to 1 when the values array is owned by the
+// object itself (what tp_traverse reports). Returns 0 when the type has no
+// managed dict (or on 3.9/3.10).
+typedef void (*rs_attribute_visit)(PyObject *name, PyObject *value, void *context);
+int rs_managed_attributes(PyObject *obj, rs_attribute_visit visit, void *context,
+                          PyObject **dict_out);
+
+// Dicts whose values array is embedded in an owning object (3.13 inline
+// values shared with a materialized dict): the dict does not own the values.
+int rs_dict_values_embedded(PyObject *dict);
+// True for split-table dicts (keys owned by the type's cached keys).
+int rs_dict_is_split(PyObject *dict);
+// Bytes a dict allocates beyond its basicsize: its key table when it alone
+// owns it, and its values array for split tables (mirrors dict.__sizeof__).
+size_t rs_dict_extra_bytes(PyObject *dict);
+// Bytes of an instance's inline/managed values array (3.11+), else 0.
+size_t rs_instance_values_bytes(PyObject *obj);
+// The keys of a heap type's shared (cached) key table, and its size.
+void rs_cached_keys_visit(PyTypeObject *type, void (*visit)(PyObject *key, void *context),
+                          void *context);
+size_t rs_cached_keys_bytes(PyTypeObject *type);
+// The module's md_name (strong reference the module holds), or NULL.
+PyObject *rs_module_name(PyObject *module);
+
+// The interpreter's type attribute cache (3.10+) holds one strong
+// reference to each cached attribute name. Calls visit(name) per entry.
+void rs_type_cache_visit(void (*visit)(PyObject *name, void *context), void *context);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,111 @@
+// Labels for containers and instances: dict entries, list/tuple indexes, set
+// members, instance attributes (managed dicts, inline values, __dict__) and
+// __slots__. The dispatcher label_edges() is here too.
+#include "compat.h"
+#include "cpython_internals.h"
+#include "heap_walker.h"
+
+namespace refscope::probe {
+
+using format::EdgeKind;
+
+void label_runtime_object(PyObject* op, const TypeFacts& facts, EdgeCollector& c);  // edge_labels_runtime.cpp
+
+namespace {
+
+void label_dict(PyObject* op, EdgeCollector& c) {
+    // Split tables (3.9-3.12 instance dicts sharing the type's key table):
+    // the key references belong to that shared table, emitted once from the
+    // type (edge_labels_runtime.cpp), so here they are shown but not owned.
+    bool split = rs_dict_is_split(op) != 0;
+    // 3.13: a dict materialized over an object's inline values does not own
+    // them: the object does (and its tp_traverse reports them).
+    bool embedded = rs_dict_values_embedded(op) != 0;
+    Py_ssize_t pos = 0;
+    PyObject* key;
+    PyObject* value;
+    while (PyDict_Next(op, &pos, &key, &value)) {
+        c.add_keyed(value, EdgeKind::DictValue, key, embedded ? EdgeMode::NotOwned : EdgeMode::Traversed);
+        // dict_traverse skips the keys of str-only tables; they are owned all
+        // the same, hence Owned (GcVisible only when tp_traverse reports them).
+        c.add(key, EdgeKind::DictKey, 0, split ? EdgeMode::NotOwned : EdgeMode::Owned);
+    }
+}
+
+void label_sequence(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
+    bool exact = facts.exact;
+    // list_traverse/tuple_traverse report exactly the non-NULL items in
+    // order, so for the exact types the items are the whole edge list.
+    EdgeMode mode = exact ? EdgeMode::OwnedVisible : EdgeMode::Traversed;
+    if (facts.kind == ObjectKind::List) {
+        Py_ssize_t n = PyList_GET_SIZE(op);
+        c.candidates.reserve(static_cast<size_t>(n));
+        for (Py_ssize_t i = 0; i < n; ++i)
+            c.add(PyList_GET_ITEM(op, i), EdgeKind::Index, static_cast<uint32_t>(i), mode);
+    } else {
+        Py_ssize_t n = PyTuple_GET_SIZE(op);
+        c.candidates.reserve(static_cast<size_t>(n));
+        for (Py_ssize_t i = 0; i < n; ++i)
+            c.add(PyTuple_GET_ITEM(op, i), EdgeKind::Index, static_cast<uint32_t>(i), mode);
+    }
+    if (exact) c.complete = true;
+}
+
+void add_attribute(PyObject* name, PyObject* value, void* context) {
+    static_cast<EdgeCollector*>(context)->add_keyed(value, EdgeKind::Attribute, name,
+                                                    EdgeMode::Traversed);
+}
+
+// Attributes of instances of Python classes.
+void label_instance(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
+    PyTypeObject* tp = Py_TYPE(op);
+    // Instances of heap types own a reference to their type
+    // (PyType_GenericAlloc / PyObject_Init increment it).
+    c.field(reinterpret_cast<PyObject*>(tp), "__class__", EdgeMode::Owned);
+
+    if (compat::has_managed_dict(tp)) {
+        PyObject* dict = nullptr;
+        rs_managed_attributes(op, &add_attribute, &c, &dict);
+        // The managed dict pointer is a strong reference; 3.13 does not
+        // report it while the inline values are still valid.
+        c.field(dict, "__dict__", EdgeMode::Owned);
+    } else if (tp->tp_dictoffset != 0 && facts.kind != ObjectKind::Type && facts.kind != ObjectKind::Module) {
+        // Types and modules label their own __dict__ (no double counting).
+        PyObject** slot = _PyObject_GetDictPtr(op);
+        if (slot != nullptr) c.field(*slot, "__dict__", EdgeMode::Owned);
+    }
+
+    // __slots__: T_OBJECT_EX members of every heap type in the base chain
+    // (tp_members is not inherited, each class lists its own slots).
+    for (PyTypeObject* t = tp; t != nullptr && (t->tp_flags & Py_TPFLAGS_HEAPTYPE); t = t->tp_base) {
+        if (t->tp_members == nullptr) continue;
+        for (PyMemberDef* m = t->tp_members; m->name != nullptr; ++m) {
+            if (!compat::member_holds_object(m->type)) continue;
+            PyObject* value = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(op) + m->offset);
+            if (value != nullptr)
+                c.add(value, EdgeKind::Slot, c.walker().literal(m->name), EdgeMode::Traversed);
+        }
+    }
+}
+
+}  // namespace
+
+void label_edges(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
+    switch (facts.kind) {
+    case ObjectKind::Dict: label_dict(op, c); break;
+    case ObjectKind::List:
+    case ObjectKind::Tuple: label_sequence(op, facts, c); break;
+    case ObjectKind::Set: c.leftover_kind = EdgeKind::SetMember; break;  // set_traverse: the members
+    case ObjectKind::Str:
+    case ObjectKind::Int:
+    case ObjectKind::Float:
+    case ObjectKind::Bytes:
+    case ObjectKind::None:
+    case ObjectKind::Bool:
+    case ObjectKind::ByteArray: break;
+    default: label_runtime_object(op, facts, c); break;
+    }
+    if (facts.heap) label_instance(op, facts, c);
+}
+
+}  // namespace refscope::probe

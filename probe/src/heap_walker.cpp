@@ -1,0 +1,392 @@
+// The walk loop, tp_traverse matching and refcount corrections (see
+// heap_walker.h for the overall order).
+#include "heap_walker.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "compat.h"
+#include "python_text.h"
+
+namespace refscope::probe {
+
+using format::EdgeKind;
+
+namespace {
+constexpr uint32_t kExcluded = 0xFFFFFFFEu;  // node map value for probe-owned objects
+}
+
+void EdgeCollector::field(PyObject* target, const char* name, EdgeMode mode) {
+    if (target != nullptr) add(target, EdgeKind::Field, walker_.literal(name), mode);
+}
+
+HeapWalker::HeapWalker(Snapshot& snapshot)
+    : snapshot_(snapshot), interner_(snapshot.strings), nodes_(1 << 16), types_(256),
+      literals_(512, {nullptr, 0}), collector_(*this) {}
+
+uint32_t HeapWalker::literal(const char* s) {
+    size_t mask = literals_.size() - 1;
+    size_t i = (reinterpret_cast<uintptr_t>(s) >> 3) & mask;
+    for (size_t probes = 0; probes < literals_.size(); ++probes, i = (i + 1) & mask) {
+        if (literals_[i].first == s) return literals_[i].second;
+        if (literals_[i].first == nullptr) {
+            literals_[i] = {s, interner_.intern(s)};
+            return literals_[i].second;
+        }
+    }
+    return interner_.intern(s);  // table full (never in practice): no caching
+}
+
+void HeapWalker::exclude(PyObject* op) {
+    bool inserted = false;
+    nodes_.insert(reinterpret_cast<uint64_t>(op), kExcluded, inserted);
+}
+
+uint32_t HeapWalker::node_for(PyObject* op) {
+    auto next = static_cast<uint32_t>(snapshot_.node_address.size());
+    bool inserted = false;
+    uint32_t id = nodes_.insert(reinterpret_cast<uint64_t>(op), next, inserted);
+    if (id == kExcluded) return kNoNode;
+    if (inserted) snapshot_.add_node(reinterpret_cast<uint64_t>(op), 0, 0, 0, 0, 0);
+    return id;
+}
+
+uint32_t HeapWalker::python_text(PyObject* str, size_t max_chars) {
+    scratch_.clear();
+    if (!append_utf8(scratch_, str, max_chars)) return 0;
+    return interner_.intern(scratch_);
+}
+
+void HeapWalker::add_root(PyObject* op, format::RootKind kind, uint32_t thread, uint32_t label,
+                          uint32_t count) {
+    if (op == nullptr) return;
+    uint32_t node = node_for(op);
+    if (node == kNoNode) return;
+    RootRef root;
+    root.node = node;
+    root.kind = kind;
+    root.thread = thread;
+    root.label = label;
+    root.count = count;
+    snapshot_.roots.push_back(root);
+}
+
+uint32_t HeapWalker::add_thread(uint64_t ident, std::string_view name, bool is_main) {
+    ThreadInfo info;
+    info.ident = ident;
+    info.name = interner_.intern(name);
+    info.is_main = is_main;
+    snapshot_.threads.push_back(info);
+    return static_cast<uint32_t>(snapshot_.threads.size() - 1);
+}
+
+// ------------------------------------------------------------ start set
+
+#if PY_VERSION_HEX >= 0x030C0000
+static int visit_tracked(PyObject* op, void* list) {
+    static_cast<std::vector<PyObject*>*>(list)->push_back(op);
+    return 1;  // continue
+}
+#endif
+
+void HeapWalker::reserve_for(size_t tracked) {
+    // Reserve for the whole walk from the tracked count: untracked objects
+    // (str, int, untracked tuples and dicts) usually add 1-2x as many. A
+    // reservation costs address space, not memory, until it is written, and
+    // it avoids the copies (and 3x transient peaks) of vector doubling.
+    size_t nodes = tracked * 3 + 4096;
+    Snapshot& s = snapshot_;
+    s.node_address.reserve(nodes);
+    s.node_type.reserve(nodes);
+    s.node_size.reserve(nodes);
+    s.node_refcount.reserve(nodes);
+    s.node_flags.reserve(nodes);
+    s.node_preview.reserve(nodes);
+    size_t edges = tracked * 5 + 4096;
+    s.edge_source.reserve(edges);
+    s.edge_target.reserve(edges);
+    s.edge_kind.reserve(edges);
+    s.edge_flags.reserve(edges);
+    s.edge_label.reserve(edges);
+    preview_end_.reserve(nodes);
+    preview_arena_.reserve(nodes * 8);
+    nodes_.reserve(tracked * 5 / 2);
+}
+
+// Interns the start set. Each insert is a cache miss in a large table, so the
+// slot of the object 16 places ahead is prefetched.
+void HeapWalker::add_start_objects(PyObject* const* objects, size_t count) {
+    constexpr size_t kAhead = 16;
+    reserve_for(count);
+    for (size_t i = 0; i < count; ++i) {
+        if (i + kAhead < count) nodes_.prefetch(reinterpret_cast<uint64_t>(objects[i + kAhead]));
+        node_for(objects[i]);
+    }
+}
+
+void HeapWalker::add_start_set() {
+#if PY_VERSION_HEX >= 0x030C0000
+    // Reads the collector's lists directly; allocates no Python object.
+    std::vector<PyObject*> tracked;
+    PyUnstable_GC_VisitObjects(&visit_tracked, &tracked);
+    add_start_objects(tracked.data(), tracked.size());
+#else
+    // Before 3.12 the generation lists are only reachable through the
+    // interpreter's private state. gc.get_objects() (C code, no Python runs)
+    // copies them into a list instead: one list the probe owns, excluded from
+    // the snapshot, whose reference to each item is subtracted at the end.
+    // This costs 8 bytes per tracked object but no layout assumptions.
+    PyObject* gc = PyImport_ImportModule("gc");
+    if (gc == nullptr) throw std::runtime_error("cannot import gc");
+    PyObject* list = PyObject_CallMethod(gc, "get_objects", nullptr);
+    Py_DECREF(gc);
+    if (list == nullptr || !PyList_Check(list)) {
+        Py_XDECREF(list);
+        throw std::runtime_error("gc.get_objects() failed");
+    }
+    start_list_ = list;
+    exclude(list);
+    add_start_objects(reinterpret_cast<PyListObject*>(list)->ob_item,
+                      static_cast<size_t>(PyList_GET_SIZE(list)));
+    start_list_nodes_ = snapshot_.node_address.size();
+#endif
+    start_set_nodes_ = snapshot_.node_address.size();
+}
+
+// --------------------------------------------------------------- walk
+
+void HeapWalker::walk() {
+    add_start_set();
+    add_interpreter_roots(*this);
+    add_thread_roots(*this);
+    pending_.reserve(kMaxPendingEdges + 1024);
+    // Software pipeline. Looking up an edge target in the node map is a cache
+    // miss (the map is tens of MB), and most objects have only a few edges,
+    // so looking them up at once would wait for each miss in turn. Instead
+    // node i's edges are matched and their map slots prefetched, and the
+    // look-ups happen when node i + kResolveLag is processed. Resolution stays
+    // in node order, so node ids and edge order are the same as without the
+    // lag. The front only runs on nodes that exist: when it catches up with
+    // the node count (or too many edges are pending), resolution catches up.
+    uint32_t front = 0;
+    uint32_t resolved = 0;
+    for (;;) {
+        bool room = front - resolved < kResolveLag && pending_.size() - pending_head_ < kMaxPendingEdges;
+        if (front < snapshot_.node_address.size() && room) {
+            process(front++);
+        } else if (resolved < front) {
+            resolve(resolved++);
+            if (pending_head_ >= kMaxPendingEdges / 2) compact_pending(resolved, front);
+        } else {
+            break;
+        }
+    }
+    apply_adjustments();
+    if (start_list_ != nullptr) {
+        // The list held one reference to every object that was tracked.
+        for (size_t i = 0; i < start_list_nodes_; ++i) snapshot_.node_refcount[i] -= 1;
+        Py_CLEAR(start_list_);
+    }
+    // The maps are only needed while walking: free them before encoding.
+    nodes_ = AddressMap(0);
+    types_ = AddressMap(0);
+}
+
+void HeapWalker::finish_previews() {
+    uint32_t begin = 0;
+    for (size_t id = 0; id < preview_end_.size(); ++id) {
+        uint32_t end = preview_end_[id];
+        snapshot_.node_preview[id] =
+            end == begin ? 0 : interner_.intern(std::string_view(preview_arena_).substr(begin, end - begin));
+        begin = end;
+    }
+    std::string().swap(preview_arena_);
+    std::vector<uint32_t>().swap(preview_end_);
+    // Nothing is interned after this: give its table back before encoding.
+    interner_.release();
+}
+
+void HeapWalker::apply_adjustments() {
+    for (auto& [op, count] : adjustments_) {
+        uint32_t id = nodes_.find(reinterpret_cast<uint64_t>(op));
+        if (id == AddressMap::kMissing || id == kExcluded) continue;
+        if (snapshot_.node_flags[id] & format::kNodeImmortal) continue;
+        snapshot_.node_refcount[id] -= count;
+    }
+}
+
+uint32_t HeapWalker::type_id_for(PyTypeObject* tp) {
+    uint32_t id = types_.find(reinterpret_cast<uint64_t>(tp));
+    if (id != AddressMap::kMissing) return id;
+    std::string qualified, module;
+    type_names(tp, qualified, module);
+    TypeInfo info;
+    info.name = interner_.intern(qualified);
+    info.module = interner_.intern(module);
+    info.type_address = reinterpret_cast<uint64_t>(tp);
+    snapshot_.types.push_back(info);
+    type_facts_.push_back(classify_type(tp));
+    id = static_cast<uint32_t>(snapshot_.types.size() - 1);
+    bool inserted = false;
+    types_.insert(reinterpret_cast<uint64_t>(tp), id, inserted);
+    return id;
+}
+
+int HeapWalker::collect_referent(PyObject* op, void* self) {
+    if (op != nullptr) static_cast<HeapWalker*>(self)->refs_.push_back(op);
+    return 0;
+}
+
+void HeapWalker::process(uint32_t id) {
+    // The next objects' headers are almost always cache misses: start
+    // loading them now (type and refcount are read first).
+    if (id + 8 < snapshot_.node_address.size())
+        __builtin_prefetch(reinterpret_cast<const void*>(snapshot_.node_address[id + 8]));
+    auto* op = reinterpret_cast<PyObject*>(snapshot_.node_address[id]);
+    PyTypeObject* tp = Py_TYPE(op);
+    uint32_t type_id = type_id_for(tp);
+    const TypeFacts facts = type_facts_[type_id];
+    bool is_gc = object_is_gc(op, facts);
+
+    // Every tracked object is in the collector's lists, so the start set is
+    // exactly the tracked set (objects frozen by gc.freeze() excepted: they
+    // are found through edges and shown untracked).
+    uint8_t flags = id < start_set_nodes_ ? format::kNodeGcTracked : 0;
+    if (compat::is_immortal(op)) flags |= format::kNodeImmortal;
+    if (facts.kind == ObjectKind::Type) {
+        flags |= format::kNodeTypeObject;
+        if (!(reinterpret_cast<PyTypeObject*>(op)->tp_flags & Py_TPFLAGS_HEAPTYPE))
+            flags |= format::kNodeStaticType;
+    }
+    snapshot_.node_flags[id] = flags;
+    snapshot_.node_type[id] = type_id;
+    snapshot_.node_size[id] = shallow_size(op, facts);
+    snapshot_.node_refcount[id] = static_cast<int64_t>(Py_REFCNT(op));
+    preview_text(op, facts, preview_arena_);
+    preview_end_.push_back(static_cast<uint32_t>(preview_arena_.size()));
+
+    add_singleton_root_if_any(*this, op, facts);
+
+    EdgeCollector& collector = collector_;
+    collector.reset();
+    label_edges(op, facts, collector);
+    refs_.clear();
+    if (!collector.complete && tp->tp_traverse != nullptr && is_gc)
+        tp->tp_traverse(op, &HeapWalker::collect_referent, this);
+    emit_edges(collector);
+    pending_end_[id % kResolveLag] = pending_.size();
+}
+
+void HeapWalker::pend(PyObject* target, PyObject* label_object, uint32_t label, EdgeKind kind,
+                      uint8_t flags) {
+    nodes_.prefetch(reinterpret_cast<uint64_t>(target));
+    if (label_object != nullptr) nodes_.prefetch(reinterpret_cast<uint64_t>(label_object));
+    pending_.push_back({target, label_object, label, static_cast<uint8_t>(kind), flags});
+}
+
+void HeapWalker::resolve(uint32_t source) {
+    size_t end = pending_end_[source % kResolveLag];
+    for (; pending_head_ < end; ++pending_head_) {
+        const PendingEdge& e = pending_[pending_head_];
+        uint32_t target = node_for(e.target);
+        if (target == kNoNode) continue;
+        uint32_t label = e.label;
+        if (e.label_object != nullptr) {
+            label = node_for(e.label_object);
+            if (label == kNoNode) label = 0;
+        }
+        snapshot_.add_edge(source, target, static_cast<EdgeKind>(e.kind), e.flags, label);
+    }
+}
+
+// Drops the resolved prefix of pending_, so the buffer stays bounded.
+void HeapWalker::compact_pending(uint32_t resolved, uint32_t front) {
+    size_t head = pending_head_;
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(head));
+    for (uint32_t n = resolved; n < front; ++n) pending_end_[n % kResolveLag] -= head;
+    pending_head_ = 0;
+}
+
+// ------------------------------------------------------------- matching
+
+// Finds an unconsumed tp_traverse entry equal to `target` and consumes it.
+// Labellers usually propose edges in tp_traverse's own order, so a cursor
+// with a short look-ahead finds most matches in O(1); otherwise the entries
+// are sorted once (O(k log k)) and each pointer keeps a cursor into its run
+// of equal entries, so k look-ups cost O(k log k) in total, never O(k^2).
+bool HeapWalker::consume_match(PyObject* target) {
+    size_t n = refs_.size();
+    while (cursor_ < n && consumed_[cursor_]) ++cursor_;
+    for (size_t j = cursor_; j < n && j < cursor_ + 3; ++j) {
+        if (!consumed_[j] && refs_[j] == target) {
+            consumed_[j] = 1;
+            if (j == cursor_) ++cursor_;
+            return true;
+        }
+    }
+    if (n <= 8) {
+        for (size_t j = 0; j < n; ++j)
+            if (!consumed_[j] && refs_[j] == target) {
+                consumed_[j] = 1;
+                return true;
+            }
+        return false;
+    }
+    if (!sorted_ready_) {
+        sorted_.resize(n);
+        for (size_t j = 0; j < n; ++j) sorted_[j] = static_cast<uint32_t>(j);
+        std::sort(sorted_.begin(), sorted_.end(), [this](uint32_t a, uint32_t b) {
+            return refs_[a] != refs_[b] ? refs_[a] < refs_[b] : a < b;
+        });
+        group_next_.assign(n, 0);
+        for (size_t p = 0; p < n; ++p) group_next_[p] = static_cast<uint32_t>(p);
+        sorted_ready_ = true;
+    }
+    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), target,
+                               [this](uint32_t a, PyObject* t) { return refs_[a] < t; });
+    if (it == sorted_.end() || refs_[*it] != target) return false;
+    size_t group = static_cast<size_t>(it - sorted_.begin());
+    size_t p = group_next_[group];
+    while (p < n && refs_[sorted_[p]] == target && consumed_[sorted_[p]]) ++p;
+    if (p < n && refs_[sorted_[p]] == target) {
+        consumed_[sorted_[p]] = 1;
+        group_next_[group] = static_cast<uint32_t>(p + 1);
+        return true;
+    }
+    group_next_[group] = static_cast<uint32_t>(p);
+    return false;
+}
+
+void HeapWalker::emit_edges(EdgeCollector& collector) {
+    consumed_.assign(refs_.size(), 0);
+    sorted_ready_ = false;
+    cursor_ = 0;
+    auto emit = [&](const EdgeCandidate& c, uint8_t flags) { pend(c.target, c.label_object, c.label, c.kind, flags); };
+    constexpr uint8_t kOwnedVisible = format::kEdgeOwned | format::kEdgeGcVisible;
+    // Pass 1: edges that exist only if tp_traverse reports them. They go
+    // first so that an optional candidate (pass 2) can never steal the
+    // traverse entry a required one needs.
+    for (const EdgeCandidate& c : collector.candidates)
+        if (c.mode == EdgeMode::Traversed && consume_match(c.target)) emit(c, kOwnedVisible);
+    cursor_ = 0;
+    for (const EdgeCandidate& c : collector.candidates) {
+        switch (c.mode) {
+        case EdgeMode::Traversed: break;
+        case EdgeMode::Owned:
+            emit(c, consume_match(c.target) ? kOwnedVisible : format::kEdgeOwned);
+            break;
+        case EdgeMode::OwnedUntraversed: emit(c, format::kEdgeOwned); break;
+        case EdgeMode::OwnedVisible: emit(c, kOwnedVisible); break;
+        case EdgeMode::NotOwned: emit(c, 0); break;
+        }
+    }
+    if (collector.complete) return;
+    uint32_t position = 0;
+    bool positional = collector.leftover_kind == EdgeKind::Reference;
+    for (size_t j = 0; j < refs_.size(); ++j) {
+        if (consumed_[j]) continue;
+        pend(refs_[j], nullptr, positional ? position++ : 0, collector.leftover_kind, kOwnedVisible);
+    }
+}
+
+}  // namespace refscope::probe

@@ -1,0 +1,207 @@
+// HeapWalker: turns the live heap into a refscope::Snapshot under the GIL.
+//
+// Order of work (heap_walker.cpp):
+//   1. start set: every GC-tracked object, then the roots (interpreter state,
+//      thread stacks: roots_interpreter.cpp, roots_threads.cpp);
+//   2. breadth-first over node ids: node i is processed once, which fills its
+//      columns (type, size, refcount, flags, preview text) and matches its
+//      out-edges; the edges' targets are resolved to node ids a few dozen
+//      nodes later, in node order (a software pipeline that hides the node
+//      map's cache misses), so edges come out grouped by source as
+//      snapshot.h requires; every target not yet seen becomes a new node;
+//   3. refcount corrections for the probe's own references;
+//   4. (GIL released) finish_previews() interns the preview texts.
+//
+// Edges: tp_traverse decides which references exist. Labellers
+// (edge_labels_*.cpp) propose labelled candidates; each candidate says how it
+// relates to tp_traverse (EdgeMode). Candidates consume matching tp_traverse
+// entries, what is left becomes positional Reference edges.
+#pragma once
+
+#include <Python.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "address_map.h"
+#include "object_kinds.h"
+#include "refscope/snapshot.h"
+#include "string_interner.h"
+
+namespace refscope::probe {
+
+enum class EdgeMode : uint8_t {
+    // Reported by tp_traverse: kept (Owned|GcVisible) only if tp_traverse
+    // reported it, otherwise dropped (a label never invents an edge).
+    Traversed,
+    // A strong reference: Owned|GcVisible if tp_traverse reported it, Owned
+    // alone if not (keys of str-keyed dicts, code constants...).
+    Owned,
+    // A strong reference that tp_traverse is known never to report: Owned,
+    // not GcVisible, no matching needed.
+    OwnedUntraversed,
+    // Known to be reported by tp_traverse (items of exact lists and tuples,
+    // whose tp_traverse is then skipped): Owned|GcVisible without matching.
+    OwnedVisible,
+    // Shown but not counted (weakref referents, keys of split dicts whose
+    // references belong to the type's shared key table).
+    NotOwned,
+};
+
+struct EdgeCandidate {
+    PyObject* target;
+    PyObject* label_object;  // DictValue/Attribute: label is this object's node id
+    uint32_t label;
+    format::EdgeKind kind;
+    EdgeMode mode;
+};
+
+class HeapWalker;
+
+// Collects one object's candidate edges; the walker matches and emits them.
+class EdgeCollector {
+public:
+    explicit EdgeCollector(HeapWalker& walker) : walker_(walker) {}
+    void add(PyObject* target, format::EdgeKind kind, uint32_t label, EdgeMode mode) {
+        if (target != nullptr) candidates.push_back({target, nullptr, label, kind, mode});
+    }
+    void add_keyed(PyObject* target, format::EdgeKind kind, PyObject* label_object,
+                   EdgeMode mode) {
+        if (target != nullptr) candidates.push_back({target, label_object, 0, kind, mode});
+    }
+    // A Field edge labelled with a field name (a string literal: its id is
+    // cached by pointer, see HeapWalker::literal).
+    void field(PyObject* target, const char* name, EdgeMode mode);
+    void reset() {
+        candidates.clear();
+        leftover_kind = format::EdgeKind::Reference;
+        complete = false;
+    }
+    HeapWalker& walker() { return walker_; }
+
+    std::vector<EdgeCandidate> candidates;
+    // Kind given to tp_traverse referents no candidate claims.
+    format::EdgeKind leftover_kind = format::EdgeKind::Reference;
+    // Set when the labeller emitted every edge itself (exact list/tuple):
+    // tp_traverse is then not called.
+    bool complete = false;
+
+private:
+    HeapWalker& walker_;
+};
+
+class HeapWalker {
+public:
+    explicit HeapWalker(Snapshot& snapshot);
+    // Destroyed with the GIL held (it may still own the start-set list if
+    // the walk was interrupted by an exception).
+    ~HeapWalker() { Py_XDECREF(start_list_); }
+    HeapWalker(const HeapWalker&) = delete;
+    HeapWalker& operator=(const HeapWalker&) = delete;
+
+    // The probe's own references, subtracted from refcounts at the end.
+    void subtract_reference(PyObject* op, int64_t count = 1) { adjustments_.push_back({op, count}); }
+    // Objects the probe created (never appear in the snapshot).
+    void exclude(PyObject* op);
+
+    // Runs the whole walk. Must be called with the GIL held; runs no Python code.
+    void walk();
+    // Turns the preview texts copied during the walk into string ids. Needs
+    // no Python object, so it runs after the GIL is released.
+    void finish_previews();
+
+    // --- used by roots and labellers -----------------------------------
+    uint32_t node_for(PyObject* op);      // interns; kNoNode if excluded
+    uint32_t text(std::string_view s) { return interner_.intern(s); }
+    // String id of a C string that lives as long as the process (field
+    // names, PyMemberDef names): cached by pointer, no hashing of the text.
+    uint32_t literal(const char* s);
+    uint32_t python_text(PyObject* str, size_t max_chars = 200);
+    void add_root(PyObject* op, format::RootKind kind, uint32_t thread, uint32_t label,
+                  uint32_t count);
+    uint32_t add_thread(uint64_t ident, std::string_view name, bool is_main);
+    Snapshot& snapshot() { return snapshot_; }
+
+private:
+    friend class EdgeCollector;
+    struct TraverseBuffer;
+
+    // An edge whose target (and label object) still has to be turned into a
+    // node id; see walk() for why resolution lags behind processing.
+    struct PendingEdge {
+        PyObject* target;
+        PyObject* label_object;
+        uint32_t label;
+        uint8_t kind;
+        uint8_t flags;
+    };
+
+    void add_start_set();
+    void add_start_objects(PyObject* const* objects, size_t count);
+    void reserve_for(size_t tracked);
+    void process(uint32_t id);
+    void resolve(uint32_t id);
+    void compact_pending(uint32_t resolved, uint32_t front);
+    void pend(PyObject* target, PyObject* label_object, uint32_t label, format::EdgeKind kind,
+              uint8_t flags);
+    uint32_t type_id_for(PyTypeObject* tp);
+    void emit_edges(EdgeCollector& collector);
+    bool consume_match(PyObject* target);
+    void apply_adjustments();
+
+    Snapshot& snapshot_;
+    StringInterner interner_;
+    AddressMap nodes_;
+    AddressMap types_;
+    std::vector<TypeFacts> type_facts_;  // by type id
+    std::vector<std::pair<PyObject*, int64_t>> adjustments_;
+    PyObject* start_list_ = nullptr;   // gc.get_objects() result on < 3.12
+    size_t start_list_nodes_ = 0;      // nodes [0, n) are its items
+    size_t start_set_nodes_ = 0;       // nodes [0, n) are the GC-tracked objects
+
+    // Preview texts, copied during the walk and interned after it:
+    // node i's text is preview_arena_[preview_end_[i-1], preview_end_[i]).
+    std::string preview_arena_;
+    std::vector<uint32_t> preview_end_;
+    // literal(): pointer -> string id, open addressing, 0 = empty.
+    std::vector<std::pair<const char*, uint32_t>> literals_;
+
+    // Edges of processed but not yet resolved nodes, and where each node's
+    // edges end (ring indexed by node id).
+    static constexpr uint32_t kResolveLag = 64;
+    static constexpr size_t kMaxPendingEdges = 1 << 14;
+    std::vector<PendingEdge> pending_;
+    size_t pending_head_ = 0;
+    size_t pending_end_[kResolveLag] = {};
+
+    // Per-object scratch, reused to avoid allocations.
+    EdgeCollector collector_;
+    std::vector<PyObject*> refs_;
+    std::vector<uint8_t> consumed_;
+    std::vector<uint32_t> sorted_;     // indexes into refs_, sorted by pointer
+    std::vector<uint32_t> group_next_;
+    bool sorted_ready_ = false;
+    size_t cursor_ = 0;
+    std::string scratch_;
+
+public:
+    static int collect_referent(PyObject* op, void* self);
+};
+
+// Labellers (edge_labels_*.cpp) and per-object facts (object_sizes.cpp,
+// value_previews.cpp).
+void label_edges(PyObject* op, const TypeFacts& facts, EdgeCollector& collector);
+uint64_t shallow_size(PyObject* op, const TypeFacts& facts);
+// Appends the preview text for `op` to `out` (empty: no preview).
+void preview_text(PyObject* op, const TypeFacts& facts, std::string& out);
+// Qualified type name ("app.Leaky", "dict") and module ("app", "builtins").
+void type_names(PyTypeObject* tp, std::string& qualified, std::string& module);
+
+// Roots (roots_interpreter.cpp, roots_threads.cpp).
+void add_interpreter_roots(HeapWalker& walker);
+void add_singleton_root_if_any(HeapWalker& walker, PyObject* op, const TypeFacts& facts);
+void add_thread_roots(HeapWalker& walker);
+
+}  // namespace refscope::probe

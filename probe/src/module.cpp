@@ -1,0 +1,236 @@
+// refscope._probe: the extension's entry points.
+//
+//   snapshot(path, collect=True, sequence=0, label="") -> dict of stats
+//       gc.collect() if asked, walk the heap with the GIL held and the
+//       collector disabled, then release the GIL to encode and write `path`.
+//   _debug_walk(collect=False, watch=()) -> dict          TEST HOOK ONLY
+//       the same walk without writing; returns counts and, for each address
+//       in `watch`, what the snapshot says about that object. Used by
+//       tests/probe to check refcount arithmetic without the CLI.
+//
+// Every entry point catches all C++ exceptions and turns them into Python
+// exceptions: none may unwind into the interpreter.
+#include <Python.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "compat.h"
+#include "debug_report.h"
+#include "heap_walker.h"
+#include "python_text.h"
+#include "refscope/format/snapshot_io.h"
+#include "snapshot_header.h"
+
+namespace refscope::probe {
+namespace {
+
+// The PyCFunction objects of this module, found once at import. A call
+// holds one reference to its callable on the caller's value stack (invisible
+// to the walk), which the walk subtracts like the argument references.
+PyObject* g_snapshot_function = nullptr;
+PyObject* g_debug_function = nullptr;
+
+struct WalkRequest {
+    bool collect = true;
+    uint64_t sequence = 0;
+    std::string label;
+};
+
+bool read_bool(PyObject* op, bool& out) {
+    if (PyBool_Check(op) || PyLong_CheckExact(op)) {
+        out = PyLong_AsLong(op) != 0;
+        return true;
+    }
+    PyErr_SetString(PyExc_TypeError, "expected a bool");
+    return false;
+}
+
+// Runs the walk: collection first if asked, header, then the GIL-held walk
+// with the collector disabled (an allocation must not start a collection,
+// whose finalizers would be Python code running mid-walk).
+void run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkRequest& request, PyObject* callable,
+              PyObject* const* args, Py_ssize_t nargs) {
+    if (request.collect) {
+        PyGC_Collect();
+        if (PyErr_Occurred()) PyErr_Clear();
+    }
+    fill_header(snapshot.header, request.collect, request.sequence, request.label);
+    int gc_state = compat::gc_disable_saving_state();
+    if (gc_state < 0) PyErr_Clear();
+    if (callable != nullptr) walker.subtract_reference(callable);
+    for (Py_ssize_t i = 0; i < nargs; ++i) walker.subtract_reference(args[i]);
+    auto start = std::chrono::steady_clock::now();
+    try {
+        walker.walk();
+    } catch (...) {
+        compat::gc_restore_state(gc_state);
+        throw;
+    }
+    snapshot.header.walk_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+            .count());
+    compat::gc_restore_state(gc_state);
+}
+
+PyObject* stats_dict(const Snapshot& s, double walk_seconds, double write_seconds, uint64_t bytes) {
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:K,s:d,s:d}", "nodes", static_cast<Py_ssize_t>(s.node_count()),
+                         "edges", static_cast<Py_ssize_t>(s.edge_count()), "roots",
+                         static_cast<Py_ssize_t>(s.roots.size()), "threads",
+                         static_cast<Py_ssize_t>(s.threads.size()), "bytes",
+                         static_cast<unsigned long long>(bytes), "walk_seconds", walk_seconds,
+                         "write_seconds", write_seconds);
+}
+
+PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    try {
+        if (nargs < 1 || nargs > 4) {
+            PyErr_SetString(PyExc_TypeError, "snapshot(path, collect=True, sequence=0, label='')");
+            return nullptr;
+        }
+        if (!PyUnicode_Check(args[0])) {
+            PyErr_SetString(PyExc_TypeError, "path must be a str");
+            return nullptr;
+        }
+        WalkRequest request;
+        if (nargs > 1 && !read_bool(args[1], request.collect)) return nullptr;
+        if (nargs > 2) {
+            request.sequence = PyLong_AsUnsignedLongLong(args[2]);
+            if (PyErr_Occurred()) return nullptr;
+        }
+        if (nargs > 3 && args[3] != Py_None && !append_utf8(request.label, args[3], 4096)) {
+            PyErr_SetString(PyExc_TypeError, "label must be a str");
+            return nullptr;
+        }
+        std::string path;
+        {
+            PyObject* encoded = PyUnicode_EncodeFSDefault(args[0]);
+            if (encoded == nullptr) return nullptr;
+            path.assign(PyBytes_AS_STRING(encoded), static_cast<size_t>(PyBytes_GET_SIZE(encoded)));
+            Py_DECREF(encoded);
+        }
+
+        Snapshot snapshot;
+        HeapWalker walker(snapshot);
+        run_walk(walker, snapshot, request, g_snapshot_function, args, nargs);
+
+        // The heap is copied: encode and write without the GIL. No C++
+        // exception may cross the GIL macros, hence the inner catch.
+        std::string error;
+        bool os_error = false;
+        uint64_t bytes = 0;
+        auto start = std::chrono::steady_clock::now();
+        Py_BEGIN_ALLOW_THREADS
+        try {
+            walker.finish_previews();
+            format::write_snapshot_file(snapshot, path);
+            std::error_code ec;
+            bytes = static_cast<uint64_t>(std::filesystem::file_size(path, ec));
+        } catch (const format::WriteError& e) {
+            error = e.what();
+            os_error = true;
+        } catch (const std::exception& e) {
+            error = e.what();
+        } catch (...) {
+            error = "unknown error while writing the snapshot";
+        }
+        Py_END_ALLOW_THREADS
+        double write_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!error.empty()) {
+            PyErr_SetString(os_error ? PyExc_OSError : PyExc_RuntimeError, error.c_str());
+            return nullptr;
+        }
+        return stats_dict(snapshot, static_cast<double>(snapshot.header.walk_ns) / 1e9, write_seconds, bytes);
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    } catch (const std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        return nullptr;
+    } catch (...) {
+        PyErr_SetString(PyExc_RuntimeError, "refscope probe: unknown C++ exception");
+        return nullptr;
+    }
+}
+
+PyObject* probe_debug_walk(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    try {
+        WalkRequest request;
+        request.collect = false;
+        if (nargs > 0 && !read_bool(args[0], request.collect)) return nullptr;
+        std::vector<uint64_t> watch;
+        if (nargs > 1) {
+            if (!PyTuple_Check(args[1])) {
+                PyErr_SetString(PyExc_TypeError, "watch must be a tuple of ints (id())");
+                return nullptr;
+            }
+            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[1]); ++i) {
+                watch.push_back(PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(args[1], i)));
+                if (PyErr_Occurred()) return nullptr;
+            }
+        }
+        Snapshot snapshot;
+        HeapWalker walker(snapshot);
+        run_walk(walker, snapshot, request, g_debug_function, args, nargs);
+        walker.finish_previews();
+        return debug_report(snapshot, watch);
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    } catch (const std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        return nullptr;
+    } catch (...) {
+        PyErr_SetString(PyExc_RuntimeError, "refscope probe: unknown C++ exception");
+        return nullptr;
+    }
+}
+
+PyMethodDef g_methods[] = {
+    {"snapshot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&probe_snapshot)),
+     METH_FASTCALL,
+     "snapshot(path, collect=True, sequence=0, label='') -> dict\n\n"
+     "Walk the heap (GIL held, no Python code runs) and write a refscope snapshot to path."},
+    {"_debug_walk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&probe_debug_walk)),
+     METH_FASTCALL,
+     "_debug_walk(collect=False, watch=()) -> dict\n\nTest hook: walk without writing, report counts."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyModuleDef g_module = {
+    PyModuleDef_HEAD_INIT, "refscope._probe",
+    "refscope's heap walker (C++). Use refscope.snapshot() instead of calling this directly.", -1,
+    g_methods, nullptr, nullptr, nullptr, nullptr,
+};
+
+PyObject* find_function(PyObject* module, const PyMethodDef* def) {
+    Py_ssize_t pos = 0;
+    PyObject* key;
+    PyObject* value;
+    while (PyDict_Next(PyModule_GetDict(module), &pos, &key, &value)) {
+        if (PyCFunction_Check(value) && reinterpret_cast<PyCFunctionObject*>(value)->m_ml == def)
+            return value;
+    }
+    return nullptr;
+}
+
+}  // namespace
+}  // namespace refscope::probe
+
+PyMODINIT_FUNC PyInit__probe(void) {
+    using namespace refscope::probe;
+    try {
+        PyObject* module = PyModule_Create(&g_module);
+        if (module == nullptr) return nullptr;
+        g_snapshot_function = find_function(module, &g_methods[0]);
+        g_debug_function = find_function(module, &g_methods[1]);
+        if (PyModule_AddStringConstant(module, "PROBE_VERSION", REFSCOPE_PROBE_VERSION) < 0) {
+            Py_DECREF(module);
+            return nullptr;
+        }
+        return module;
+    } catch (...) {
+        PyErr_SetString(PyExc_ImportError, "refscope._probe failed to initialise");
+        return nullptr;
+    }
+}

@@ -1,0 +1,59 @@
+// What kind of object a type makes, decided once per type.
+//
+// The per-object code (sizes, previews, labels, singleton roots) dispatches on
+// this instead of re-running PyXxx_Check macros for every object: several of
+// them (PyAnySet_Check, PyModule_Check, PyWeakref_Check, PyCFunction_Check,
+// PyByteArray_Check) walk the MRO through PyType_IsSubtype, which for a heap
+// of a million Python instances costs more than the rest of the node's work.
+#pragma once
+
+#include <Python.h>
+
+#include <cstdint>
+
+namespace refscope::probe {
+
+enum class ObjectKind : uint8_t {
+    Other,
+    None,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Bytes,
+    ByteArray,
+    Tuple,
+    List,
+    Dict,
+    Set,       // set, frozenset and subclasses
+    Type,
+    Function,
+    Code,
+    Cell,
+    Module,
+    Method,
+    CFunction,
+    Generator, // generator, coroutine, async generator
+    Frame,
+    Weakref,   // references and proxies
+    Descriptor,
+};
+
+struct TypeFacts {
+    ObjectKind kind = ObjectKind::Other;
+    bool exact = false;     // the type is the builtin itself, not a subclass
+    bool heap = false;      // Py_TPFLAGS_HEAPTYPE: instances own a reference to it
+    bool gc = false;        // Py_TPFLAGS_HAVE_GC
+    bool has_tp_is_gc = false;
+};
+
+TypeFacts classify_type(PyTypeObject* tp);
+
+// PyObject_IS_GC without the function call.
+inline bool object_is_gc(PyObject* op, const TypeFacts& facts) {
+    if (!facts.gc) return false;
+    PyTypeObject* tp = Py_TYPE(op);
+    return !facts.has_tp_is_gc || tp->tp_is_gc(op);
+}
+
+}  // namespace refscope::probe

@@ -1,0 +1,149 @@
+// Thread-stack roots: references held by running frames.
+//
+// 3.9/3.10: frames are objects. Each frame on a thread's chain is held once
+// by the C stack of the eval loop running it (generator frames excepted:
+// their generator owns them), so each gets a RootRef of count 1; the frame
+// objects then own their locals (Local edges from edge_labels_runtime.cpp).
+//
+// 3.11+: frames are _PyInterpreterFrame structs in the thread's data stack.
+// Every strong reference such a frame holds becomes one RootRef: its code,
+// function, f_locals, materialized frame object, each local, and the value
+// stack when its depth is known (frames suspended in a call). f_globals and
+// f_builtins are borrowed and not counted. Generator-owned frames are
+// reported by their generator, except the locals of a running one (stack
+// depth unknown): those become roots here. 3.12+ C-stack shim frames hold
+// nothing of interest and are skipped.
+#include <string>
+
+#include "compat.h"
+#include "cpython_internals.h"
+#include "heap_walker.h"
+#include "python_text.h"
+
+namespace refscope::probe {
+
+using format::RootKind;
+
+namespace {
+
+std::string frame_label(PyCodeObject* co, int line) {
+    std::string label = "frame ";
+    if (!append_utf8(label, co->co_filename, 200)) label += "?";
+    label += ":";
+    label += std::to_string(line);
+    label += " in ";
+#if PY_VERSION_HEX >= 0x030B0000
+    append_utf8(label, co->co_qualname, 200);
+#else
+    append_utf8(label, co->co_name, 200);
+#endif
+    return label;
+}
+
+struct ThreadNames {
+    PyObject* active = nullptr;       // threading._active: {ident: Thread}
+    unsigned long main_ident = 0;
+    bool have_main = false;
+};
+
+unsigned long as_ident(PyObject* op, bool& ok) {
+    ok = false;
+    if (op == nullptr || !PyLong_Check(op)) return 0;
+    unsigned long v = PyLong_AsUnsignedLong(op);
+    if (v == static_cast<unsigned long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    ok = true;
+    return v;
+}
+
+ThreadNames read_threading_module() {
+    ThreadNames names;
+    PyObject* threading = dict_find_str(PyImport_GetModuleDict(), "threading");
+    if (threading == nullptr || !PyModule_Check(threading)) return names;
+    PyObject* globals = PyModule_GetDict(threading);
+    names.active = dict_find_str(globals, "_active");
+    if (names.active != nullptr && !PyDict_Check(names.active)) names.active = nullptr;
+    if (PyObject* main = dict_find_str(globals, "_main_thread"))
+        names.main_ident = as_ident(instance_attribute(main, "_ident"), names.have_main);
+    return names;
+}
+
+std::string thread_name(const ThreadNames& names, unsigned long ident) {
+    std::string name;
+    if (names.active != nullptr) {
+        Py_ssize_t pos = 0;
+        PyObject* key;
+        PyObject* thread;
+        while (PyDict_Next(names.active, &pos, &key, &thread)) {
+            bool ok = false;
+            if (as_ident(key, ok) == ident && ok) {
+                append_utf8(name, instance_attribute(thread, "_name"), 100);
+                break;
+            }
+        }
+    }
+    if (name.empty()) name = "thread " + std::to_string(ident);
+    return name;
+}
+
+#if PY_VERSION_HEX < 0x030B0000
+void add_frame_objects(HeapWalker& w, PyThreadState* ts, uint32_t thread) {
+    for (PyFrameObject* f = compat::thread_top_frame_object(ts); f != nullptr; f = f->f_back) {
+        PyCodeObject* co = f->f_code;
+        if (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)) continue;
+        w.add_root(reinterpret_cast<PyObject*>(f), RootKind::ThreadStack, thread,
+                   w.text(frame_label(co, PyFrame_GetLineNumber(f))), 1);
+    }
+}
+#else
+void add_interpreter_frames(HeapWalker& w, PyThreadState* ts, uint32_t thread) {
+    for (const void* fr = rs_thread_top_frame(ts); fr != nullptr; fr = rs_frame_previous(fr)) {
+        rs_frame_view v;
+        if (!rs_frame_view_of(fr, &v) || v.code == nullptr) continue;
+        if (v.owner == RS_FRAME_OWNED_BY_FRAME_OBJECT || v.owner == RS_FRAME_OWNED_BY_CSTACK) continue;
+        auto* co = reinterpret_cast<PyCodeObject*>(v.code);
+        int line = v.lasti_bytes >= 0 ? PyCode_Addr2Line(co, v.lasti_bytes) : co->co_firstlineno;
+        std::string base = frame_label(co, line);
+        auto root = [&](PyObject* op, const std::string& what) {
+            if (op != nullptr) w.add_root(op, RootKind::ThreadStack, thread, w.text(base + what), 1);
+        };
+        bool generator = v.owner == RS_FRAME_OWNED_BY_GENERATOR;
+        if (generator && v.stacktop >= 0) continue;  // its generator reports everything
+        for (int i = 0; i < v.nlocalsplus; ++i) {
+            PyObject* value = v.localsplus[i];
+            if (value == nullptr) continue;
+            std::string what = ", local ";
+            if (!append_utf8(what, compat::code_local_name(co, i), 100)) what += std::to_string(i);
+            root(value, what);
+        }
+        if (generator) continue;
+        root(v.code, ", code");
+        root(v.function, ", function");
+        root(v.locals, ", f_locals");
+        root(v.frame_obj, ", frame object");
+        for (int i = v.nlocalsplus; i < v.stacktop; ++i) root(v.localsplus[i], ", stack");
+    }
+}
+#endif
+
+}  // namespace
+
+void add_thread_roots(HeapWalker& w) {
+    ThreadNames names = read_threading_module();
+    PyInterpreterState* interp = PyInterpreterState_Get();
+    for (PyThreadState* ts = PyInterpreterState_ThreadHead(interp); ts != nullptr;
+         ts = PyThreadState_Next(ts)) {
+        unsigned long ident = ts->thread_id;
+        bool is_main = names.have_main && ident == names.main_ident;
+        uint32_t thread = w.add_thread(ident, thread_name(names, ident), is_main);
+#if PY_VERSION_HEX < 0x030B0000
+        add_frame_objects(w, ts, thread);
+#else
+        add_interpreter_frames(w, ts, thread);
+#endif
+    }
+}
+
+}  // namespace refscope::probe

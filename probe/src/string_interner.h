@@ -1,0 +1,72 @@
+// De-duplicates the snapshot's strings by content: field names, type names,
+// previews and root labels repeat millions of times in a large heap, and the
+// StringTable itself (shared with the reader) does not de-duplicate.
+// Open addressing over (hash, id) pairs; the text lives only in the table.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "refscope/snapshot.h"
+
+namespace refscope::probe {
+
+class StringInterner {
+public:
+    explicit StringInterner(StringTable& table) : table_(table) { slots_.assign(4096, Slot{}); }
+
+    uint32_t intern(std::string_view text) {
+        if (text.empty()) return 0;
+        if ((count_ + 1) * 10 > slots_.size() * 7) grow();
+        uint32_t h = hash(text);
+        size_t mask = slots_.size() - 1;
+        for (size_t i = h & mask;; i = (i + 1) & mask) {
+            Slot& s = slots_[i];
+            if (s.id == 0) {
+                s.id = table_.add(text);
+                s.hash = h;
+                ++count_;
+                return s.id;
+            }
+            if (s.hash == h && table_.view(s.id) == text) return s.id;
+        }
+    }
+
+    // Frees the table (the strings stay in the StringTable); interning after
+    // this starts over with a small table and no de-duplication history.
+    void release() {
+        std::vector<Slot>().swap(slots_);
+        slots_.assign(16, Slot{});
+        count_ = 0;
+    }
+
+private:
+    struct Slot {
+        uint32_t id = 0;  // 0 = empty (string id 0 is the table's "none")
+        uint32_t hash = 0;
+    };
+    static uint32_t hash(std::string_view text) {
+        uint64_t h = 1469598103934665603ull;  // FNV-1a, 64-bit, folded
+        for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+        return static_cast<uint32_t>(h ^ (h >> 32));
+    }
+    void grow() {
+        std::vector<Slot> old;
+        old.swap(slots_);
+        slots_.assign(old.size() * 2, Slot{});
+        size_t mask = slots_.size() - 1;
+        for (const Slot& s : old) {
+            if (s.id == 0) continue;
+            size_t i = s.hash & mask;
+            while (slots_[i].id != 0) i = (i + 1) & mask;
+            slots_[i] = s;
+        }
+    }
+
+    StringTable& table_;
+    std::vector<Slot> slots_;
+    size_t count_ = 0;
+};
+
+}  // namespace refscope::probe

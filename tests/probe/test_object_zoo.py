@@ -1,0 +1,176 @@
+"""Every kind of object the walker labels specially, in every state it can be
+in when a snapshot is taken: suspended and running generators, coroutines,
+async generators, frames kept alive by tracebacks, weak references and
+proxies, descriptors, slots, dict subclasses, closures. The walk must not
+crash, must keep its invariants, and must not over-explain any of them."""
+
+import asyncio
+import collections
+import sys
+import types
+import unittest
+import weakref
+
+from probe_support import TempSnapshot, _probe, explained, in_edges, refscope, walk
+
+
+class Slots:
+    __slots__ = ("a", "b", "__dict__", "__weakref__")
+
+
+class Node:
+    def __init__(self, parent=None):
+        self.parent = parent
+        self.children = []
+
+
+def suspended_generator():
+    local_in_generator = Node()
+    yield local_in_generator
+    yield 2
+
+
+def running_generator(results):
+    local_in_running = Node()
+    results.append(id(local_in_running))
+    results.append(_probe._debug_walk(False, (id(local_in_running),)))
+    yield 1
+
+
+async def coroutine(results):
+    local_in_coroutine = Node()
+    await asyncio.sleep(0)
+    results.append(_probe._debug_walk(False, (id(local_in_coroutine),)))
+    results.append(id(local_in_coroutine))
+
+
+async def async_generator():
+    yield Node()
+
+
+def failing():
+    local_in_traceback = Node()
+    raise ValueError(local_in_traceback)
+
+
+def build_zoo():
+    zoo = {}
+    zoo["suspended"] = suspended_generator()
+    next(zoo["suspended"])
+    zoo["async_gen"] = async_generator()
+    try:
+        failing()
+    except ValueError as error:
+        zoo["traceback"] = error.__traceback__
+        zoo["error"] = error
+    target = Node()
+    zoo["target"] = target
+    zoo["ref"] = weakref.ref(target, lambda r: None)
+    zoo["proxy"] = weakref.proxy(target)
+    zoo["weak_dict"] = weakref.WeakValueDictionary({"t": target})
+    slots = Slots()
+    slots.a = Node()
+    slots.extra = Node()
+    zoo["slots"] = slots
+    zoo["ordered"] = collections.OrderedDict(a=Node(), b=[1, 2])
+    zoo["default"] = collections.defaultdict(list, {1: [Node()]})
+    zoo["deque"] = collections.deque([Node(), Node()])
+    zoo["counter"] = collections.Counter("abracadabra")
+    zoo["module"] = types.ModuleType("zoo_module")
+    zoo["module"].value = Node()
+    zoo["namespace"] = types.SimpleNamespace(x=Node())
+    zoo["bound"] = Node().__init__
+    zoo["builtin_bound"] = [].append
+    zoo["property"] = property(lambda self: 1)
+    zoo["static"] = staticmethod(len)
+    zoo["class"] = classmethod(len)
+    zoo["mappingproxy"] = types.MappingProxyType({"k": Node()})
+    zoo["frozenset"] = frozenset({1, 2, "x"})
+    zoo["bytes"] = b"\x00binary\xff" * 10
+    zoo["bytearray"] = bytearray(b"abc")
+    zoo["big"] = 10 ** 100
+    zoo["float"] = 3.25
+    zoo["complex"] = 1 + 2j
+    zoo["unicode"] = "snow \u2603 and \U0001F600" * 10
+    zoo["memoryview"] = memoryview(b"abcdef")
+    zoo["range"] = range(10)
+    zoo["slice"] = slice(1, 2, 3)
+    zoo["cycle"] = Node()
+    zoo["cycle"].children.append(Node(zoo["cycle"]))
+    chain = None
+    for _ in range(100000):  # deep chain: no recursion in the walker
+        chain = [chain]
+    zoo["chain"] = chain
+    zoo["frame"] = sys._getframe()
+    return zoo
+
+
+ZOO = build_zoo()
+
+
+class ObjectZooTest(unittest.TestCase):
+    def check_report(self, report):
+        self.assertTrue(report["edges_grouped"])
+        self.assertTrue(report["ids_valid"])
+        own = [n for n in report["negative"] if n[0].startswith(("test_", "probe_", "builtins"))]
+        self.assertEqual(own, [])
+
+    def test_zoo_walks(self):
+        report, _ = walk(collect=True)
+        self.check_report(report)
+        with TempSnapshot() as path:
+            stats = refscope.snapshot(path, collect=False)
+        self.assertGreater(stats.edges, stats.nodes)
+
+    def test_suspended_generator_owns_its_locals(self):
+        local = ZOO["suspended"].gi_frame.f_locals["local_in_generator"]
+        ident = id(local)
+        del local
+        _report, (facts,) = walk(ident)
+        self.assertEqual(facts["refcount"], explained(facts), facts)
+        names = [e[2] for e in in_edges(facts, "Local")]
+        self.assertIn("local_in_generator", names)
+
+    def test_running_generator_locals_are_explained(self):
+        results = []
+        for _ in running_generator(results):
+            pass
+        ident, report = results
+        facts = report["watch"][ident]
+        self.assertEqual(facts["refcount"], explained(facts), facts)
+        self.check_report(report)
+
+    def test_running_coroutine(self):
+        results = []
+        asyncio.run(coroutine(results))
+        report, ident = results
+        facts = report["watch"][ident]
+        self.assertEqual(facts["refcount"], explained(facts), facts)
+
+    def test_traceback_frame_locals(self):
+        local = ZOO["error"].args[0]
+        ident = id(local)
+        del local
+        _report, (facts,) = walk(ident)
+        self.assertEqual(facts["refcount"], explained(facts), facts)
+        self.assertIn("local_in_traceback", [e[2] for e in in_edges(facts, "Local")])
+
+    def test_weak_references_are_not_owned(self):
+        _report, (facts,) = walk(id(ZOO["target"]))
+        weak = in_edges(facts, "Weak")
+        self.assertGreaterEqual(len(weak), 2)
+        self.assertTrue(all(flags == 0 for _kind, flags, _label in weak))
+        self.assertEqual(facts["refcount"], explained(facts), facts)
+
+    def test_slots_with_dict(self):
+        slot_value, extra = ZOO["slots"].a, ZOO["slots"].extra
+        ids = (id(slot_value), id(extra))
+        del slot_value, extra
+        _report, (slot, extra) = walk(*ids)
+        self.assertEqual(in_edges(slot, "Slot"), [("Slot", 3, "a")])
+        self.assertEqual(slot["refcount"], explained(slot))
+        self.assertEqual(extra["refcount"], explained(extra))
+
+
+if __name__ == "__main__":
+    unittest.main()
