@@ -81,7 +81,7 @@ class Scenarios(unittest.TestCase):
         self.assertFalse(path["found"])
         self.assertIn("GC cannot see", path["explanation"])
         self.assertEqual(path["target"]["surplus"], 1)
-        _, roots = cli_json("roots", info["snapshot"])
+        _, roots = cli_json("roots", info["snapshot"], "--top", "0")
         leaked = [o for o in roots["unexplained"] if o["address"] == info["address"]]
         self.assertEqual(len(leaked), 1)
         self.assertEqual(leaked[0]["surplus"], 1)

@@ -200,7 +200,12 @@ std::string describe_node(const Snapshot& s, uint32_t node) {
 }
 
 std::string describe_root(const Snapshot& s, const RootRef& root) {
-    if (root.label != 0 && root.label < s.strings.size()) return plain(s.strings.view(root.label));
+    // Root labels name a file path, a function and a variable; the variable
+    // comes last and is the part that matters, so they get more room than
+    // previews do.
+    constexpr size_t kRootLabelBytes = 512;
+    if (root.label != 0 && root.label < s.strings.size())
+        return plain(s.strings.view(root.label), kRootLabelBytes);
     return std::string(root_class_name(root_class_of(root.kind)));
 }
 

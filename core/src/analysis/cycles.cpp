@@ -1,0 +1,370 @@
+#include "refscope/analysis/cycles.h"
+
+#include <algorithm>
+
+#include "refscope/analysis/edge_labels.h"
+#include "retaining_edges.h"
+
+namespace refscope::analysis {
+namespace {
+
+template <typename T>
+void release(std::vector<T>& v) {
+    std::vector<T>().swap(v);
+}
+
+// Sort key group for ranked(): uncollectable cycles with their own cause
+// first, then those only held by another leak (usually many, all pointing
+// at the same few causes), then garbage, then alive.
+int rank_group(CycleFate fate) {
+    switch (fate) {
+        case CycleFate::HeldFromOutside:
+        case CycleFate::InvisibleEdge: return 0;
+        case CycleFate::HeldByLeak: return 1;
+        case CycleFate::CollectableGarbage: return 2;
+        case CycleFate::Alive: return 3;
+    }
+    return 4;
+}
+
+std::string references(int64_t count) {
+    return std::to_string(count) + (count == 1 ? " reference" : " references");
+}
+
+}  // namespace
+
+std::string_view cycle_fate_name(CycleFate fate) {
+    switch (fate) {
+        case CycleFate::HeldFromOutside: return "held from outside";
+        case CycleFate::InvisibleEdge: return "invisible edge";
+        case CycleFate::HeldByLeak: return "held by leak";
+        case CycleFate::CollectableGarbage: return "collectable garbage";
+        case CycleFate::Alive: return "alive";
+    }
+    return "?";
+}
+
+Cycles::Cycles(const GraphIndex& index, const RootClasses& roots, const RetentionPaths& paths)
+    : index_(&index), roots_(&roots), paths_(&paths) {
+    find_components();
+    classify();
+    find_holders();
+    for (const CycleInfo& info : info_) {
+        FateTotals& t = totals_[static_cast<int>(info.fate)];
+        ++t.cycles;
+        t.objects += info.members;
+        t.bytes += info.bytes;
+    }
+}
+
+void Cycles::find_components() {
+    const uint32_t nodes = index_->node_count();
+    const detail::RetainingEdges edges(*index_);
+
+    // Pearce's rindex: 0 = unvisited; while a node is on the DFS path or the
+    // component stack it holds the smallest visit index it can reach (visit
+    // indexes count up from 1 and are handed back as nodes complete); once
+    // its component is complete it holds that component's number, counting
+    // down from `nodes`. Finished numbers stay above every live index, so
+    // "rindex[w] < rindex[v]" is true only for a w still on the stack.
+    std::vector<uint32_t> rindex(nodes, 0);
+    std::vector<uint64_t> self_loop((size_t{nodes} + 63) / 64, 0);
+    uint32_t next_index = 1;
+    uint32_t next_component = nodes;
+    struct Frame {
+        uint32_t node;
+        uint32_t position;  // the out-edge being looked at; kept while its target is searched
+        uint32_t end;
+        bool root;          // nothing below reached an older node still on the stack
+    };
+    std::vector<Frame> frames;
+    std::vector<uint32_t> open;  // finished nodes whose component is not complete yet
+
+    for (uint32_t start = 0; start < nodes; ++start) {
+        if (rindex[start] != 0) continue;
+        rindex[start] = next_index++;
+        frames.push_back({start, edges.first(start), edges.last(start), true});
+        while (!frames.empty()) {
+            Frame& frame = frames.back();
+            if (frame.position < frame.end) {
+                const uint32_t e = edges.edge_at(frame.position);
+                if (!edges.retains(e)) {
+                    ++frame.position;
+                    continue;
+                }
+                const uint32_t w = edges.target(e);
+                if (w == frame.node) {
+                    self_loop[w >> 6] |= uint64_t{1} << (w & 63);
+                } else if (rindex[w] == 0) {
+                    // Descend; the position stays on this edge so that w's
+                    // result is folded in when the search comes back.
+                    rindex[w] = next_index++;
+                    frames.push_back({w, edges.first(w), edges.last(w), true});
+                    continue;
+                } else if (rindex[w] < rindex[frame.node]) {
+                    rindex[frame.node] = rindex[w];
+                    frame.root = false;
+                }
+                ++frame.position;
+                continue;
+            }
+            const uint32_t v = frame.node;
+            const bool root = frame.root;
+            frames.pop_back();
+            if (!root) {
+                open.push_back(v);
+                continue;
+            }
+            --next_index;
+            while (!open.empty() && rindex[v] <= rindex[open.back()]) {
+                rindex[open.back()] = next_component;
+                open.pop_back();
+                --next_index;
+            }
+            rindex[v] = next_component--;
+        }
+    }
+    release(frames);
+    release(open);
+
+    // Component sizes, then cycle ids in order of each cycle's smallest
+    // member. `entry` holds a component's size until the component gets a
+    // cycle id (marked by the top bit; sizes and ids stay below 2^31).
+    constexpr uint32_t kAssigned = 0x80000000u;
+    const uint32_t components = nodes - next_component;
+    std::vector<uint32_t> entry(components, 0);
+    for (uint32_t n = 0; n < nodes; ++n) ++entry[nodes - rindex[n]];
+    std::vector<uint32_t> sizes;
+    for (uint32_t n = 0; n < nodes; ++n) {
+        uint32_t& e = entry[nodes - rindex[n]];
+        if (e & kAssigned) {
+            rindex[n] = e & ~kAssigned;
+        } else if (e >= 2 || ((self_loop[n >> 6] >> (n & 63)) & 1u)) {
+            const uint32_t id = static_cast<uint32_t>(sizes.size());
+            sizes.push_back(e);
+            e = kAssigned | id;
+            rindex[n] = id;
+        } else {
+            rindex[n] = kNoCycle;
+        }
+    }
+    release(entry);
+    release(self_loop);
+    cycle_of_ = std::move(rindex);
+
+    const uint32_t cycles = static_cast<uint32_t>(sizes.size());
+    member_offset_.assign(size_t{cycles} + 1, 0);
+    for (uint32_t c = 0; c < cycles; ++c) member_offset_[c + 1] = member_offset_[c] + sizes[c];
+    members_.resize(member_offset_[cycles]);
+    std::vector<uint32_t> cursor(member_offset_.begin(), member_offset_.end() - 1);
+    for (uint32_t n = 0; n < nodes; ++n) {
+        if (cycle_of_[n] != kNoCycle) members_[cursor[cycle_of_[n]]++] = n;
+    }
+    info_.assign(cycles, CycleInfo{});
+    for (uint32_t c = 0; c < cycles; ++c) info_[c].members = sizes[c];
+}
+
+void Cycles::classify() {
+    const Snapshot& s = index_->snapshot();
+    const uint32_t cycles = count();
+    if (cycles == 0) return;
+
+    for (uint32_t c = 0; c < cycles; ++c) {
+        CycleInfo& info = info_[c];
+        for (uint32_t n : members(c)) info.bytes += s.node_size[n];
+        info.reachable = paths_->reachable(members(c).front());
+    }
+    // The member with the most unexplained surplus (ties: smallest id).
+    for (const NodeCount& held : roots_->unexplained_nodes()) {
+        const uint32_t c = cycle_of_[held.node];
+        if (c == kNoCycle) continue;
+        CycleInfo& info = info_[c];
+        if (held.references > info.unexplained) {
+            info.culprit_node = held.node;
+            info.unexplained = held.references;
+        }
+    }
+
+    // Owned references between members that tp_traverse does not report.
+    // Which types report any GC-visible edge at all is computed only once a
+    // candidate turns up: most heaps have none.
+    std::vector<uint8_t> type_traverses;
+    const auto traverses = [&](uint32_t node) {
+        if (type_traverses.empty()) {
+            type_traverses.assign(s.types.size() + 1, 0);
+            for (uint32_t e = 0; e < index_->edge_count(); ++e) {
+                if (s.edge_flags[e] & format::kEdgeGcVisible) {
+                    const uint32_t t = s.node_type[s.edge_source[e]];
+                    type_traverses[std::min<size_t>(t, s.types.size())] = 1;
+                }
+            }
+        }
+        return type_traverses[std::min<size_t>(s.node_type[node], s.types.size())] != 0;
+    };
+    for (uint32_t c = 0; c < cycles; ++c) {
+        CycleInfo& info = info_[c];
+        for (uint32_t n : members(c)) {
+            for (uint32_t e : index_->out_edges(n)) {
+                if (!index_->retains(e) || (s.edge_flags[e] & format::kEdgeGcVisible) != 0 ||
+                    cycle_of_[s.edge_target[e]] != c) {
+                    continue;
+                }
+                const bool type_traverses_elsewhere = traverses(n);
+                if (info.culprit_edge == kNoEdge ||
+                    (info.culprit_type_traverses && !type_traverses_elsewhere)) {
+                    info.culprit_edge = e;
+                    info.culprit_type_traverses = type_traverses_elsewhere;
+                }
+            }
+            if (info.culprit_edge != kNoEdge && !info.culprit_type_traverses) break;
+        }
+        if (info.reachable) {
+            info.fate = CycleFate::Alive;
+            info.culprit_node = kNoNode;  // its surplus is not why it lives
+            info.unexplained = 0;
+        } else if (info.culprit_node != kNoNode) {
+            info.fate = CycleFate::HeldFromOutside;
+        } else if (info.culprit_edge != kNoEdge) {
+            info.fate = CycleFate::InvisibleEdge;
+        } else {
+            info.fate = CycleFate::CollectableGarbage;  // until find_holders() says otherwise
+        }
+    }
+}
+
+void Cycles::find_holders() {
+    const bool pending = std::any_of(info_.begin(), info_.end(), [](const CycleInfo& info) {
+        return info.fate == CycleFate::CollectableGarbage;
+    });
+    if (!pending) return;
+
+    // What the collector cannot free, outside the roots' reach: objects with
+    // unexplained surplus and members of cycles it cannot see. A multi-source
+    // BFS from them over retaining edges (staying outside what the roots
+    // reach) records for each object the nearest such holder.
+    const uint32_t nodes = index_->node_count();
+    const uint32_t* targets = index_->snapshot().edge_target.data();
+    std::vector<uint32_t> holder(nodes, kNoNode);
+    std::vector<uint32_t> queue;
+    const auto seed = [&](uint32_t n) {
+        if (paths_->reachable(n) || holder[n] != kNoNode) return;
+        holder[n] = n;
+        queue.push_back(n);
+    };
+    for (const NodeCount& held : roots_->unexplained_nodes()) seed(held.node);
+    for (uint32_t c = 0; c < count(); ++c) {
+        if (info_[c].fate != CycleFate::InvisibleEdge) continue;
+        for (uint32_t n : members(c)) seed(n);
+    }
+    for (size_t head = 0; head < queue.size(); ++head) {
+        const uint32_t n = queue[head];
+        for (uint32_t e : index_->out_edges(n)) {
+            if (!index_->retains(e)) continue;
+            const uint32_t t = targets[e];
+            if (holder[t] != kNoNode || paths_->reachable(t)) continue;
+            holder[t] = holder[n];
+            queue.push_back(t);
+        }
+    }
+    for (uint32_t c = 0; c < count(); ++c) {
+        CycleInfo& info = info_[c];
+        if (info.fate != CycleFate::CollectableGarbage) continue;
+        const uint32_t h = holder[members(c).front()];
+        if (h == kNoNode) continue;
+        info.fate = CycleFate::HeldByLeak;
+        info.culprit_node = h;
+        info.unexplained = roots_->unexplained(h);
+    }
+}
+
+std::vector<TypeTally> Cycles::top_types(uint32_t cycle, size_t limit) const {
+    const Snapshot& s = index_->snapshot();
+    std::vector<std::pair<uint32_t, uint64_t>> typed;  // (type, size) per member
+    typed.reserve(members(cycle).size());
+    for (uint32_t n : members(cycle)) typed.emplace_back(s.node_type[n], s.node_size[n]);
+    std::sort(typed.begin(), typed.end());
+    std::vector<TypeTally> tallies;
+    for (const auto& [type, size] : typed) {
+        if (tallies.empty() || tallies.back().type != type) tallies.push_back({type, 0, 0});
+        ++tallies.back().objects;
+        tallies.back().bytes += size;
+    }
+    std::sort(tallies.begin(), tallies.end(), [](const TypeTally& a, const TypeTally& b) {
+        if (a.objects != b.objects) return a.objects > b.objects;
+        if (a.bytes != b.bytes) return a.bytes > b.bytes;
+        return a.type < b.type;
+    });
+    if (limit != 0 && tallies.size() > limit) tallies.resize(limit);
+    return tallies;
+}
+
+std::string Cycles::explain(uint32_t cycle) const {
+    const Snapshot& s = index_->snapshot();
+    const CycleInfo& info = info_[cycle];
+    std::string invisible;
+    if (info.culprit_edge != kNoEdge) {
+        const uint32_t source = s.edge_source[info.culprit_edge];
+        const std::string type(type_name(s, source));
+        const std::string edge = describe_edge(s, info.culprit_edge);
+        invisible = info.culprit_type_traverses
+                        ? type + "'s tp_traverse does not report " + edge
+                        : type + " holds " + edge + " without tp_traverse";
+    }
+    const auto held_by = [&](uint32_t node) {
+        return std::string(type_name(s, node)) + " @ " + format_address(s.node_address[node]);
+    };
+    switch (info.fate) {
+        case CycleFate::Alive:
+            return "alive: reachable from the roots" +
+                   (invisible.empty() ? std::string()
+                                      : "; once it is not, it stays: " + invisible);
+        case CycleFate::HeldFromOutside:
+            return "uncollectable: held from outside the graph (unexplained refcount surplus on " +
+                   held_by(info.culprit_node) + ", " + references(info.unexplained) + ")" +
+                   (invisible.empty() ? std::string() : "; also " + invisible);
+        case CycleFate::InvisibleEdge:
+            return "uncollectable: " + invisible +
+                   ", so the garbage collector cannot see this cycle";
+        case CycleFate::HeldByLeak: {
+            std::string text = "uncollectable: retained by " + describe_node(s, info.culprit_node);
+            const uint32_t holder_cycle = cycle_of_[info.culprit_node];
+            if (info.unexplained > 0) {
+                text += ", which is held from outside the graph (unexplained refcount surplus, " +
+                        references(info.unexplained) + ")";
+            } else if (holder_cycle != kNoCycle) {
+                text += ", which is in an uncollectable cycle (" +
+                        std::string(cycle_fate_name(info_[holder_cycle].fate)) + ")";
+            }
+            return text;
+        }
+        case CycleFate::CollectableGarbage:
+            return "collectable garbage: unreachable, nothing outside the graph holds it and the "
+                   "collector sees every reference in it; the next gc.collect() frees it";
+    }
+    return "?";
+}
+
+std::vector<uint32_t> Cycles::ranked(size_t limit) const {
+    std::vector<uint32_t> ids(count());
+    for (uint32_t c = 0; c < count(); ++c) ids[c] = c;
+    const auto before = [this](uint32_t a, uint32_t b) {
+        const CycleInfo& x = info_[a];
+        const CycleInfo& y = info_[b];
+        const int gx = rank_group(x.fate);
+        const int gy = rank_group(y.fate);
+        if (gx != gy) return gx < gy;
+        if (x.bytes != y.bytes) return x.bytes > y.bytes;
+        if (x.members != y.members) return x.members > y.members;
+        return a < b;
+    };
+    if (limit != 0 && limit < ids.size()) {
+        std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(limit), ids.end(),
+                          before);
+        ids.resize(limit);
+    } else {
+        std::sort(ids.begin(), ids.end(), before);
+    }
+    return ids;
+}
+
+}  // namespace refscope::analysis

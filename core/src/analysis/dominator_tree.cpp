@@ -1,0 +1,453 @@
+#include "refscope/analysis/dominator_tree.h"
+
+#include <algorithm>
+#include <queue>
+#include <stdexcept>
+#include <utility>
+
+#include "retaining_edges.h"
+
+namespace refscope::analysis {
+namespace {
+
+constexpr uint32_t kUnnumbered = 0xFFFFFFFFu;
+
+// One bit per node: "is an explained root", "has unexplained surplus". The
+// semidominator pass tests these for every vertex; a bitmap stays in cache.
+class NodeBits {
+public:
+    explicit NodeBits(uint32_t nodes) : words_((size_t{nodes} + 63) / 64, 0) {}
+    void set(uint32_t n) { words_[n >> 6] |= uint64_t{1} << (n & 63); }
+    bool test(uint32_t n) const { return (words_[n >> 6] >> (n & 63)) & 1u; }
+
+private:
+    std::vector<uint64_t> words_;
+};
+
+template <typename T>
+void release(std::vector<T>& v) {
+    std::vector<T>().swap(v);
+}
+
+// The depth-first numbering from the super-root. Vertices are "slots": node
+// ids, then node_count for the super-root and node_count + 1 for the
+// unexplained-holders root. Numbers are preorder; a vertex's DFS parent always
+// has a smaller number, and so do all its dominators.
+struct Numbering {
+    std::vector<uint32_t> number;  // per slot: preorder number, or kUnnumbered
+    std::vector<uint32_t> vertex;  // per number: slot
+    std::vector<uint32_t> parent;  // per number: the DFS parent's number (0 for the super-root)
+    uint32_t count = 0;
+    uint32_t unexplained_root = kUnnumbered;  // its number, when present
+};
+
+Numbering number_vertices(const GraphIndex& index, const RootClasses& roots, DominatorRoots mode) {
+    const uint32_t nodes = index.node_count();
+    const detail::RetainingEdges edges(index);
+    Numbering out;
+    out.number.assign(size_t{nodes} + 2, kUnnumbered);
+    out.vertex.resize(size_t{nodes} + 2);
+    out.parent.resize(size_t{nodes} + 2);
+    const auto visit = [&](uint32_t slot, uint32_t parent_number) {
+        const uint32_t k = out.count++;
+        out.number[slot] = k;
+        out.vertex[k] = slot;
+        out.parent[k] = parent_number;
+        return k;
+    };
+
+    // One frame per depth level (a recursive DFS would overflow the stack on
+    // a million-long chain): the vertex's number and where it is in its
+    // out-edge list.
+    struct Frame {
+        uint32_t number;
+        uint32_t position;
+        uint32_t end;
+    };
+    std::vector<Frame> stack;
+    // "Seen" is tested for every edge: a bitmap stays in cache where the
+    // number column (40 MB on a 10M-node heap) would miss.
+    NodeBits seen(nodes);
+    const auto search_from = [&](uint32_t start, uint32_t parent_number) {
+        if (start >= nodes || seen.test(start)) return;
+        seen.set(start);
+        stack.push_back({visit(start, parent_number), edges.first(start), edges.last(start)});
+        while (!stack.empty()) {
+            Frame& frame = stack.back();
+            if (frame.position == frame.end) {
+                stack.pop_back();
+                continue;
+            }
+            const uint32_t e = edges.edge_at(frame.position++);
+            if (!edges.retains(e)) continue;
+            const uint32_t target = edges.target(e);
+            if (seen.test(target)) continue;
+            seen.set(target);
+            const uint32_t k = visit(target, frame.number);  // `frame` dies at the push
+            stack.push_back({k, edges.first(target), edges.last(target)});
+        }
+    };
+
+    visit(nodes, 0);  // the super-root is number 0
+    for (uint32_t root : roots.root_nodes()) search_from(root, 0);
+    if (mode == DominatorRoots::ExplainedAndUnexplained) {
+        // Always present in this mode, even with nothing under it, so that the
+        // tree's shape does not depend on whether the heap leaks.
+        out.unexplained_root = visit(nodes + 1, 0);
+        for (const NodeCount& held : roots.unexplained_nodes()) {
+            search_from(held.node, out.unexplained_root);
+        }
+    }
+    return out;
+}
+
+// Predecessors of every numbered node, as numbers, grouped by node (CSR):
+// the semidominator pass reads a vertex's predecessors from one contiguous
+// run instead of chasing in-edge id → source → number through three columns
+// at random. Virtual predecessors are not listed: the caller knows them from
+// bitmaps.
+//
+// Grouping is the index's two-pass scheme (graph_index.cpp): distribute into
+// buckets of 2^16 consecutive target nodes (a few hundred sequential
+// streams), then counting-sort each bucket with its counters in cache. Edges
+// are read in source order, so every pass streams through memory.
+struct Predecessors {
+    std::vector<uint32_t> offset;  // node_count + 1
+    std::vector<uint32_t> number;
+};
+
+Predecessors list_predecessors(const GraphIndex& index, const Numbering& numbering) {
+    const Snapshot& s = index.snapshot();
+    const uint32_t edges = index.edge_count();
+    const uint32_t nodes = index.node_count();
+    const uint32_t* sources = s.edge_source.data();
+    const uint32_t* targets = s.edge_target.data();
+    const uint8_t* flags = s.edge_flags.data();
+    const uint8_t* kinds = s.edge_kind.data();
+    const uint32_t* number = numbering.number.data();
+    // A retaining edge from a numbered node always leads to a numbered node:
+    // the depth-first search followed it.
+    const auto source_number = [&](uint32_t e) {
+        if ((flags[e] & format::kEdgeOwned) == 0 ||
+            kinds[e] == static_cast<uint8_t>(format::EdgeKind::Weak)) {
+            return kUnnumbered;
+        }
+        return number[sources[e]];
+    };
+    constexpr uint32_t kShift = 16;
+    constexpr uint32_t kBucket = 1u << kShift;
+    const uint32_t buckets = (nodes >> kShift) + 1;
+
+    std::vector<uint32_t> bucket_start(size_t{buckets} + 1, 0);
+    for (uint32_t e = 0; e < edges; ++e) {
+        if (source_number(e) != kUnnumbered) ++bucket_start[(targets[e] >> kShift) + 1];
+    }
+    for (uint32_t b = 0; b < buckets; ++b) bucket_start[b + 1] += bucket_start[b];
+    const uint32_t total = bucket_start[buckets];
+
+    Predecessors out;
+    out.number.resize(total);
+    std::vector<uint16_t> low_bits(total);
+    {
+        std::vector<uint32_t> cursor(bucket_start.begin(), bucket_start.end() - 1);
+        for (uint32_t e = 0; e < edges; ++e) {
+            const uint32_t p = source_number(e);
+            if (p == kUnnumbered) continue;
+            const uint32_t t = targets[e];
+            const uint32_t position = cursor[t >> kShift]++;
+            out.number[position] = p;
+            low_bits[position] = static_cast<uint16_t>(t & (kBucket - 1));
+        }
+    }
+    out.offset.assign(size_t{nodes} + 1, 0);
+    std::vector<uint32_t> slot(kBucket);
+    std::vector<uint32_t> scratch;
+    for (uint32_t b = 0; b < buckets; ++b) {
+        const uint32_t begin = bucket_start[b];
+        const uint32_t end = bucket_start[b + 1];
+        const uint32_t first = b << kShift;
+        const uint32_t in_bucket = std::min(kBucket, nodes - first);
+        if (in_bucket == 0) break;
+        std::fill(slot.begin(), slot.begin() + in_bucket, 0);
+        for (uint32_t j = begin; j < end; ++j) ++slot[low_bits[j]];
+        uint32_t offset = begin;
+        for (uint32_t k = 0; k < in_bucket; ++k) {
+            out.offset[first + k] = offset;
+            const uint32_t c = slot[k];
+            slot[k] = offset;  // from here on: the next free position
+            offset += c;
+        }
+        scratch.assign(out.number.begin() + begin, out.number.begin() + end);
+        for (uint32_t j = begin; j < end; ++j) out.number[slot[low_bits[j]]++] = scratch[j - begin];
+    }
+    out.offset[nodes] = total;
+    return out;
+}
+
+// Semidominators and immediate dominators over the numbering (semi-NCA).
+// Returns idom per number (a number); consumes `parent` and `number`.
+std::vector<uint32_t> immediate_dominators(const GraphIndex& index, const RootClasses& roots,
+                                           Numbering& numbering) {
+    const uint32_t nodes = index.node_count();
+    const uint32_t count = numbering.count;
+    const uint32_t* vertex = numbering.vertex.data();
+
+    NodeBits explained_root(nodes);
+    for (uint32_t r : roots.root_nodes()) explained_root.set(r);
+    NodeBits unexplained_holder(nodes);
+    const bool with_unexplained = numbering.unexplained_root != kUnnumbered;
+    if (with_unexplained) {
+        for (const NodeCount& held : roots.unexplained_nodes()) unexplained_holder.set(held.node);
+    }
+    Predecessors predecessors = list_predecessors(index, numbering);
+    release(numbering.number);
+
+    // Link-eval forest with Lengauer and Tarjan's balanced linking. Simple
+    // linking (each vertex under its DFS parent) lets compressed paths grow
+    // with the depth of the search, and heap searches are millions deep: on
+    // a 10M-object heap evals walked 13 steps on average, each a cache miss.
+    // Balanced linking keeps the trees shallow.
+    //
+    // Vertices are indexed number + 1 so that 0 is the null vertex (its
+    // `best` and `size` are 0, which ends the loops in link()). `best[x]`
+    // stands for semi(label(x)) in the paper: only that value is ever used.
+    // An unprocessed vertex's semidominator is its own index.
+    struct ForestEntry {
+        uint32_t ancestor;
+        uint32_t best;
+        uint32_t size;
+        uint32_t child;
+    };
+    std::vector<ForestEntry> forest(size_t{count} + 1);
+    forest[0] = {0, 0, 0, 0};
+    for (uint32_t x = 1; x <= count; ++x) forest[x] = {0, x, 1, 0};
+    std::vector<uint32_t> semi(count, 0);  // by number, as numbers
+    std::vector<uint32_t> path;  // compression stack, reused
+
+    // Smallest best on the path from x to the root of its tree, excluding
+    // the root; compresses that path on the way.
+    const auto eval = [&](uint32_t x) {
+        const uint32_t a = forest[x].ancestor;
+        if (a == 0) return forest[x].best;
+        if (forest[a].ancestor != 0) {
+            path.clear();
+            uint32_t y = x;
+            while (forest[forest[y].ancestor].ancestor != 0) {
+                path.push_back(y);
+                y = forest[y].ancestor;
+            }
+            // From the top down, so each vertex folds in an already
+            // compressed ancestor.
+            while (!path.empty()) {
+                ForestEntry& z = forest[path.back()];
+                path.pop_back();
+                const ForestEntry& up = forest[z.ancestor];
+                if (up.best < z.best) z.best = up.best;
+                z.ancestor = up.ancestor;
+            }
+        }
+        return std::min(forest[x].best, forest[forest[x].ancestor].best);
+    };
+    const auto link = [&](uint32_t v, uint32_t w) {
+        uint32_t s = w;
+        const uint32_t w_best = forest[w].best;
+        while (w_best < forest[forest[s].child].best) {
+            ForestEntry& es = forest[s];
+            ForestEntry& c = forest[es.child];
+            if (es.size + forest[c.child].size >= 2 * c.size) {
+                c.ancestor = s;
+                es.child = c.child;
+            } else {
+                c.size = es.size;
+                es.ancestor = es.child;
+                s = es.child;
+            }
+        }
+        forest[s].best = w_best;
+        forest[v].size += forest[w].size;
+        if (forest[v].size < 2 * forest[w].size) std::swap(s, forest[v].child);
+        while (s != 0) {
+            forest[s].ancestor = v;
+            s = forest[s].child;
+        }
+    };
+
+    // The vertices to come are known, so their predecessor lists and then
+    // the forest entries those name are fetched ahead in stages: the cache
+    // misses overlap instead of being paid one after another.
+    const uint32_t* pred_offset = predecessors.offset.data();
+    const uint32_t* pred = predecessors.number.data();
+    constexpr uint32_t kOffsetsAhead = 24;
+    constexpr uint32_t kListAhead = 12;
+    constexpr uint32_t kForestAhead = 4;
+    for (uint32_t i = count; i-- > 1;) {
+        if (i > kOffsetsAhead && vertex[i - kOffsetsAhead] < nodes) {
+            __builtin_prefetch(&pred_offset[vertex[i - kOffsetsAhead]]);
+        }
+        if (i > kListAhead && vertex[i - kListAhead] < nodes) {
+            __builtin_prefetch(&pred[pred_offset[vertex[i - kListAhead]]]);
+        }
+        if (i > kForestAhead && vertex[i - kForestAhead] < nodes) {
+            const uint32_t ahead = i - kForestAhead;
+            const uint32_t first = pred_offset[vertex[ahead]];
+            const uint32_t end = std::min(pred_offset[vertex[ahead] + 1], first + 6);
+            for (uint32_t j = first; j < end; ++j) {
+                if (pred[j] > ahead) __builtin_prefetch(&forest[pred[j] + 1]);
+            }
+        }
+        const uint32_t v = vertex[i];
+        uint32_t s = i;  // as a number
+        if (v >= nodes || explained_root.test(v)) {
+            // The super-root is a predecessor (of the explained roots and of
+            // the unexplained-holders root) and number 0 is the minimum.
+            s = 0;
+        } else {
+            if (with_unexplained && unexplained_holder.test(v)) {
+                s = std::min(s, eval(numbering.unexplained_root + 1) - 1);
+            }
+            for (uint32_t j = pred_offset[v]; j < pred_offset[v + 1] && s != 0; ++j) {
+                const uint32_t p = pred[j];
+                // An unprocessed predecessor is unlinked: its own number.
+                s = std::min(s, p < i ? p : eval(p + 1) - 1);
+            }
+        }
+        semi[i] = s;
+        forest[i + 1].best = s + 1;
+        link(numbering.parent[i] + 1, i + 1);
+    }
+    release(forest);
+    release(path);
+    release(predecessors.offset);
+    release(predecessors.number);
+
+    // idom(w) is the nearest common ancestor, in the dominator tree built so
+    // far, of parent(w) and semi(w): walk up from the parent until at or
+    // above semi(w). Increasing numbers see every ancestor finished first.
+    std::vector<uint32_t> idom = std::move(numbering.parent);
+    idom.resize(count);
+    idom[0] = 0;
+    for (uint32_t i = 1; i < count; ++i) {
+        uint32_t x = idom[i];
+        while (x > semi[i]) x = idom[x];
+        idom[i] = x;
+    }
+    return idom;
+}
+
+}  // namespace
+
+DominatorTree::DominatorTree(const GraphIndex& index, const RootClasses& roots, DominatorRoots mode)
+    : mode_(mode), node_count_(index.node_count()) {
+    if (node_count_ > 0xFFFFFFF0u) {
+        throw std::invalid_argument("snapshot too large for the dominator tree's 32-bit ids");
+    }
+    const uint32_t nodes = node_count_;
+    const uint32_t slots = nodes + 2;
+    Numbering numbering = number_vertices(index, roots, mode);
+    std::vector<uint32_t> idom_number = immediate_dominators(index, roots, numbering);
+    const uint32_t count = numbering.count;
+    const std::vector<uint32_t>& vertex = numbering.vertex;
+    const auto id_of = [nodes](uint32_t slot) {
+        return slot < nodes ? slot : slot == nodes ? kSuperRoot : kUnexplainedRoot;
+    };
+
+    // Subtree sums in decreasing number order: every dominator has a smaller
+    // number than what it dominates, so a vertex's total is complete before
+    // it is added to its dominator.
+    const uint64_t* sizes = index.snapshot().node_size.data();
+    std::vector<uint64_t> size_by_number(count, 0);
+    std::vector<uint32_t> count_by_number(count, 0);
+    for (uint32_t i = count; i-- > 1;) {
+        const uint32_t v = vertex[i];
+        if (v < nodes) {
+            size_by_number[i] += sizes[v];
+            count_by_number[i] += 1;
+        }
+        size_by_number[idom_number[i]] += size_by_number[i];
+        count_by_number[idom_number[i]] += count_by_number[i];
+    }
+
+    idom_.assign(slots, kNoNode);
+    retained_size_.assign(slots, 0);
+    retained_count_.assign(slots, 0);
+    child_offset_.assign(size_t{slots} + 1, 0);
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t v = vertex[i];
+        retained_size_[v] = size_by_number[i];
+        retained_count_[v] = count_by_number[i];
+        if (i == 0) continue;
+        const uint32_t dominator_slot = vertex[idom_number[i]];
+        idom_[v] = id_of(dominator_slot);
+        ++child_offset_[dominator_slot + 1];
+    }
+    reachable_count_ = count - 1 - (mode == DominatorRoots::ExplainedAndUnexplained ? 1 : 0);
+    release(size_by_number);
+    release(count_by_number);
+    release(idom_number);
+    release(numbering.vertex);
+
+    // Children grouped by dominator, each group in increasing slot order.
+    for (uint32_t s = 0; s < slots; ++s) child_offset_[s + 1] += child_offset_[s];
+    children_.resize(child_offset_[slots]);
+    std::vector<uint32_t> cursor(child_offset_.begin(), child_offset_.end() - 1);
+    for (uint32_t s = 0; s < slots; ++s) {
+        if (idom_[s] == kNoNode) continue;
+        children_[cursor[slot(idom_[s])]++] = id_of(s);
+    }
+}
+
+std::vector<uint32_t> DominatorTree::children_by_retained_size(uint32_t node) const {
+    const auto list = children(node);
+    std::vector<uint32_t> sorted(list.begin(), list.end());
+    std::sort(sorted.begin(), sorted.end(), [this](uint32_t a, uint32_t b) {
+        const uint64_t sa = retained_size(a);
+        const uint64_t sb = retained_size(b);
+        return sa != sb ? sa > sb : a < b;
+    });
+    return sorted;
+}
+
+std::vector<uint32_t> DominatorTree::dominators_of(uint32_t node) const {
+    std::vector<uint32_t> chain;
+    for (uint32_t d = idom(node); d != kNoNode; d = d == kSuperRoot ? kNoNode : idom(d)) {
+        chain.push_back(d);
+    }
+    return chain;
+}
+
+std::vector<uint32_t> DominatorTree::top_retained(size_t limit) const {
+    // "a ranks before b": larger retained size, then smaller id.
+    const auto before = [this](uint32_t a, uint32_t b) {
+        const uint64_t sa = retained_size_[a];
+        const uint64_t sb = retained_size_[b];
+        return sa != sb ? sa > sb : a < b;
+    };
+    std::vector<uint32_t> result;
+    if (limit == 0 || limit >= reachable_count_) {
+        result.reserve(reachable_count_);
+        for (uint32_t n = 0; n < node_count_; ++n) {
+            if (idom_[n] != kNoNode) result.push_back(n);
+        }
+        std::sort(result.begin(), result.end(), before);
+        return result;
+    }
+    // A bounded heap whose top is the worst of the best `limit` so far.
+    std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(before)> best(before);
+    for (uint32_t n = 0; n < node_count_; ++n) {
+        if (idom_[n] == kNoNode) continue;
+        if (best.size() < limit) {
+            best.push(n);
+        } else if (before(n, best.top())) {
+            best.pop();
+            best.push(n);
+        }
+    }
+    result.resize(best.size());
+    for (size_t i = result.size(); i-- > 0;) {
+        result[i] = best.top();
+        best.pop();
+    }
+    return result;
+}
+
+}  // namespace refscope::analysis

@@ -1,0 +1,771 @@
+// The V8 `.heapsnapshot` writer. The file it produces is, in this order:
+//
+//   {"snapshot":{"meta":{...},"node_count":N,"edge_count":E,"trace_function_count":0},
+//    "nodes":[type,name,id,self_size,edge_count,trace_node_id,detachedness, ...],
+//    "edges":[type,name_or_index,to_node, ...],
+//    "trace_function_infos":[],"trace_tree":[],"samples":[],"locations":[],
+//    "strings":["", ...]}
+//
+// `nodes` and `edges` are flat integer arrays (7 and 3 fields per entry, as
+// `meta` says); a node's edges are the next `edge_count` entries of `edges`
+// after those of the nodes before it, and `to_node` is the target's position
+// in `nodes` (node index × 7), not its index. Names are indexes into
+// `strings`, except for element edges, whose name_or_index is the index.
+//
+// The order of the top-level keys is V8's and matters in practice: memlab
+// finds "snapshot", "nodes" and "edges" by searching the text, and its number
+// parser accepts only digits, commas, spaces and newlines inside them. Every
+// number written is therefore a non-negative integer, and every string is
+// written as pure ASCII (\uXXXX escapes for the rest), because memlab decodes
+// the file in chunks and would garble a UTF-8 sequence cut at a chunk border.
+//
+// The mapping of Python objects and references onto V8's node and edge types
+// is in docs/heapsnapshot.md; the functions below implement it line by line.
+
+#include "refscope/export/heapsnapshot.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "refscope/analysis/edge_labels.h"
+#include "refscope/format/constants.h"
+
+namespace refscope::exporting {
+namespace {
+
+using analysis::GraphIndex;
+using analysis::RootClasses;
+using format::EdgeKind;
+
+// V8's node and edge type numbers: positions in the meta arrays written by
+// write_meta(). Only the ones the export uses are named.
+enum NodeType : uint32_t {
+    kHidden = 0, kArray = 1, kString = 2, kObject = 3, kCode = 4, kClosure = 5,
+    kNumber = 7, kNative = 8, kSynthetic = 9,
+};
+enum EdgeType : uint32_t {
+    kElement = 1, kProperty = 2, kInternal = 3, kWeak = 6,
+};
+constexpr uint32_t kNodeFieldCount = 7;
+
+std::string errno_text(int error) { return std::strerror(error); }
+
+// ---------------------------------------------------------------------------
+// Output: a buffer in front of a sink.
+
+class Sink {
+public:
+    virtual ~Sink() = default;
+    virtual void write(const char* data, size_t size) = 0;
+};
+
+class FdSink final : public Sink {
+public:
+    FdSink(int fd, const std::string& path) : fd_(fd), path_(path) {}
+    void write(const char* data, size_t size) override {
+        while (size > 0) {
+            const ssize_t n = ::write(fd_, data, size);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                throw HeapsnapshotError("cannot write " + path_ + ": " + errno_text(errno));
+            }
+            data += n;
+            size -= static_cast<size_t>(n);
+        }
+    }
+private:
+    int fd_;
+    const std::string& path_;
+};
+
+class FileSink final : public Sink {
+public:
+    explicit FileSink(std::FILE* file) : file_(file) {}
+    void write(const char* data, size_t size) override {
+        if (std::fwrite(data, 1, size, file_) != size) {
+            throw HeapsnapshotError("cannot write the heap snapshot: " + errno_text(errno));
+        }
+    }
+private:
+    std::FILE* file_;
+};
+
+class StreamSink final : public Sink {
+public:
+    explicit StreamSink(std::ostream& out) : out_(out) {}
+    void write(const char* data, size_t size) override {
+        out_.write(data, static_cast<std::streamsize>(size));
+        if (!out_) throw HeapsnapshotError("cannot write the heap snapshot: the stream failed");
+    }
+private:
+    std::ostream& out_;
+};
+
+class JsonOutput {
+public:
+    explicit JsonOutput(Sink& sink) : sink_(sink), buffer_(kBufferSize) {}
+
+    void put(char c) {
+        if (used_ == kBufferSize) flush();
+        buffer_[used_++] = c;
+    }
+    void raw(std::string_view text) {
+        while (!text.empty()) {
+            if (used_ == kBufferSize) flush();
+            const size_t n = std::min(text.size(), kBufferSize - used_);
+            std::memcpy(buffer_.data() + used_, text.data(), n);
+            used_ += n;
+            text.remove_prefix(n);
+        }
+    }
+    void number(uint64_t value) {
+        if (kBufferSize - used_ < 24) flush();
+        char* const begin = buffer_.data() + used_;
+        used_ += static_cast<size_t>(std::to_chars(begin, begin + 24, value).ptr - begin);
+    }
+    // A JSON string literal, quotes included, in pure ASCII: control
+    // characters, quote and backslash escaped; other characters as \uXXXX
+    // (surrogate pairs beyond the BMP); each byte that does not start a
+    // well-formed UTF-8 sequence becomes U+FFFD.
+    void string(std::string_view text) {
+        put('"');
+        size_t pos = 0;
+        while (pos < text.size()) {
+            // Fast path: the run of bytes that need no escaping.
+            size_t end = pos;
+            while (end < text.size()) {
+                const auto c = static_cast<unsigned char>(text[end]);
+                if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+                ++end;
+            }
+            raw(text.substr(pos, end - pos));
+            pos = end;
+            if (pos == text.size()) break;
+            const auto c = static_cast<unsigned char>(text[pos]);
+            if (c < 0x80) {
+                escape_ascii(c);
+                ++pos;
+                continue;
+            }
+            const size_t length = analysis::utf8_sequence_length(text, pos);
+            if (length == 0) {
+                unicode_escape(0xFFFD);
+                ++pos;
+                continue;
+            }
+            uint32_t code = c & (0x7F >> length);
+            for (size_t i = 1; i < length; ++i) {
+                code = (code << 6) | (static_cast<unsigned char>(text[pos + i]) & 0x3F);
+            }
+            if (code >= 0x10000) {
+                code -= 0x10000;
+                unicode_escape(0xD800 + (code >> 10));
+                unicode_escape(0xDC00 + (code & 0x3FF));
+            } else {
+                unicode_escape(code);
+            }
+            pos += length;
+        }
+        put('"');
+    }
+    void flush() {
+        if (used_ > 0) sink_.write(buffer_.data(), used_);
+        written_ += used_;
+        used_ = 0;
+    }
+    uint64_t bytes() const { return written_ + used_; }
+
+private:
+    static constexpr size_t kBufferSize = 1 << 18;
+
+    void escape_ascii(unsigned char c) {
+        switch (c) {
+            case '"': raw("\\\""); return;
+            case '\\': raw("\\\\"); return;
+            case '\b': raw("\\b"); return;
+            case '\f': raw("\\f"); return;
+            case '\n': raw("\\n"); return;
+            case '\r': raw("\\r"); return;
+            case '\t': raw("\\t"); return;
+            default: unicode_escape(c); return;
+        }
+    }
+    void unicode_escape(uint32_t unit) {
+        static constexpr char kHex[] = "0123456789abcdef";
+        const char text[6] = {'\\', 'u', kHex[(unit >> 12) & 0xF], kHex[(unit >> 8) & 0xF],
+                              kHex[(unit >> 4) & 0xF], kHex[unit & 0xF]};
+        raw(std::string_view(text, 6));
+    }
+
+    Sink& sink_;
+    std::vector<char> buffer_;
+    size_t used_ = 0;
+    uint64_t written_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// The output string table. Each distinct text gets one index; a text is either
+// a snapshot string (kept by id, not copied) or one the export made up ("[3]
+// [GC-invisible]"), kept here. Lookups go through a per-snapshot-string cache
+// first, so most names cost one array read; the flat open-addressing table
+// (no node allocation per entry) de-duplicates the rest.
+
+class OutputStrings {
+public:
+    explicit OutputStrings(const StringTable& snapshot_strings)
+        : source_(snapshot_strings), by_snapshot_id_(snapshot_strings.size(), kUnset) {
+        slots_.assign(1024, 0);
+        add_text("");  // index 0: the empty name
+    }
+
+    uint32_t snapshot_string(uint32_t id) {
+        if (id >= by_snapshot_id_.size()) return add_text("?");
+        uint32_t& cached = by_snapshot_id_[id];
+        if (cached == kUnset) cached = intern(source_.view(id), kFromSnapshot | id);
+        return cached;
+    }
+    uint32_t add_text(std::string_view text) {
+        return intern(text, static_cast<uint32_t>(made_.size()));
+    }
+
+    size_t size() const { return entries_.size(); }
+    std::string_view text(uint32_t index) const { return view(entries_[index]); }
+
+private:
+    static constexpr uint32_t kUnset = 0xFFFFFFFFu;
+    static constexpr uint32_t kFromSnapshot = 0x80000000u;  // else: index into made_
+
+    std::string_view view(uint32_t entry) const {
+        return (entry & kFromSnapshot) ? source_.view(entry & ~kFromSnapshot)
+                                       : std::string_view(made_[entry]);
+    }
+
+    static uint64_t hash(std::string_view text) {
+        uint64_t h = 0x9E3779B97F4A7C15ull ^ text.size();
+        size_t i = 0;
+        for (; i + 8 <= text.size(); i += 8) {
+            uint64_t word;
+            std::memcpy(&word, text.data() + i, 8);
+            h = (h ^ word) * 0xFF51AFD7ED558CCDull;
+            h ^= h >> 32;
+        }
+        uint64_t tail = 0;
+        std::memcpy(&tail, text.data() + i, text.size() - i);
+        h = (h ^ tail) * 0xC4CEB9FE1A85EC53ull;
+        return h ^ (h >> 29);
+    }
+
+    // `entry` says where the text lives if it is new: a snapshot string id
+    // tagged kFromSnapshot, or the position the text will take in made_.
+    uint32_t intern(std::string_view text, uint32_t entry) {
+        const uint64_t h = hash(text);
+        const uint32_t short_hash = static_cast<uint32_t>(h >> 32);
+        size_t mask = slots_.size() - 1;
+        for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
+            const uint32_t index_plus_one = slots_[slot];
+            if (index_plus_one == 0) break;
+            const uint32_t index = index_plus_one - 1;
+            if (hashes_[index] == short_hash && view(entries_[index]) == text) return index;
+        }
+        if (!(entry & kFromSnapshot)) made_.emplace_back(text);
+        const auto index = static_cast<uint32_t>(entries_.size());
+        entries_.push_back(entry);
+        hashes_.push_back(short_hash);
+        if (entries_.size() * 2 > slots_.size()) {
+            rehash(slots_.size() * 2);
+        } else {
+            place(index, h);
+        }
+        return index;
+    }
+    void place(uint32_t index, uint64_t h) {
+        const size_t mask = slots_.size() - 1;
+        size_t slot = h & mask;
+        while (slots_[slot] != 0) slot = (slot + 1) & mask;
+        slots_[slot] = index + 1;
+    }
+    void rehash(size_t slot_count) {
+        slots_.assign(slot_count, 0);
+        for (uint32_t i = 0; i < entries_.size(); ++i) place(i, hash(view(entries_[i])));
+    }
+
+    const StringTable& source_;
+    std::vector<uint32_t> by_snapshot_id_;
+    std::vector<uint32_t> entries_;
+    std::vector<uint32_t> hashes_;   // upper half of each entry's hash
+    std::vector<uint32_t> slots_;    // entry index + 1, 0 = empty
+    std::vector<std::string> made_;
+};
+
+// ---------------------------------------------------------------------------
+// The synthetic nodes: the root, then one per root class, with a thread-stack
+// node per thread of the snapshot (plus one for records naming no known
+// thread). Records are bucketed by synthetic node with a counting sort so that
+// each node's edges come out together.
+
+struct SyntheticNodes {
+    std::vector<std::string> names;       // [0] is the root
+    std::vector<uint32_t> record_offset;  // per node: its records in `records`
+    std::vector<uint32_t> records;        // snapshot.roots indexes, bucketed
+    uint32_t unexplained_node = 0;        // its edges come from RootClasses
+};
+
+SyntheticNodes plan_synthetic_nodes(const Snapshot& s) {
+    SyntheticNodes plan;
+    plan.names.emplace_back("(refscope roots)");
+    plan.names.emplace_back("(interpreter)");
+    const uint32_t first_thread = 2;
+    for (const ThreadInfo& thread : s.threads) {
+        plan.names.push_back("(thread stack: " + std::string(s.strings.view(thread.name)) + ")");
+    }
+    const auto node_count = static_cast<uint32_t>(s.node_count());
+    bool unknown_thread = false;
+    for (const RootRef& r : s.roots) {
+        unknown_thread |= r.node < node_count && r.kind == format::RootKind::ThreadStack &&
+                          r.thread >= s.threads.size();
+    }
+    const uint32_t unknown_thread_node =
+        unknown_thread ? static_cast<uint32_t>(plan.names.size()) : 0;
+    if (unknown_thread) plan.names.emplace_back("(thread stack: unknown thread)");
+    const auto extension_node = static_cast<uint32_t>(plan.names.size());
+    plan.names.emplace_back("(extension)");
+    plan.unexplained_node = static_cast<uint32_t>(plan.names.size());
+    plan.names.emplace_back("(unexplained surplus)");
+
+    // Which synthetic node each valid record hangs from (0 = none).
+    std::vector<uint32_t> owner(s.roots.size(), 0);
+    for (size_t i = 0; i < s.roots.size(); ++i) {
+        const RootRef& r = s.roots[i];
+        if (r.node >= node_count) continue;  // RootClasses reports these
+        switch (r.kind) {
+            case format::RootKind::Interpreter: owner[i] = 1; break;
+            case format::RootKind::ThreadStack:
+                owner[i] = r.thread < s.threads.size() ? first_thread + r.thread
+                                                        : unknown_thread_node;
+                break;
+            case format::RootKind::Extension: owner[i] = extension_node; break;
+            default: owner[i] = extension_node; break;  // unknown kinds: outside holders
+        }
+    }
+    plan.record_offset.assign(plan.names.size() + 1, 0);
+    for (const uint32_t o : owner) {
+        if (o != 0) ++plan.record_offset[o + 1];
+    }
+    for (size_t i = 1; i < plan.record_offset.size(); ++i) {
+        plan.record_offset[i] += plan.record_offset[i - 1];
+    }
+    plan.records.resize(plan.record_offset.back());
+    std::vector<uint32_t> fill(plan.record_offset.begin(), plan.record_offset.end() - 1);
+    for (size_t i = 0; i < owner.size(); ++i) {
+        if (owner[i] != 0) plan.records[fill[owner[i]]++] = static_cast<uint32_t>(i);
+    }
+    return plan;
+}
+
+// ---------------------------------------------------------------------------
+// Python objects → V8 node types, decided once per type.
+
+enum class TypeStyle : uint8_t { Object, String, Number, Closure, Code, Array };
+
+TypeStyle style_of(std::string_view type_name) {
+    if (type_name == "str") return TypeStyle::String;
+    if (type_name == "int" || type_name == "float" || type_name == "bool" ||
+        type_name == "complex") {
+        return TypeStyle::Number;
+    }
+    if (type_name == "function" || type_name == "builtin_function_or_method" ||
+        type_name == "method") {
+        return TypeStyle::Closure;
+    }
+    if (type_name == "code") return TypeStyle::Code;
+    if (type_name == "list" || type_name == "tuple") return TypeStyle::Array;
+    return TypeStyle::Object;
+}
+
+class HeapsnapshotWriter {
+public:
+    HeapsnapshotWriter(const GraphIndex& index, const RootClasses& roots,
+                       const HeapsnapshotOptions& options)
+        : index_(index), roots_(roots), s_(index.snapshot()), options_(options),
+          strings_(s_.strings), plan_(plan_synthetic_nodes(s_)) {
+        synthetic_count_ = static_cast<uint32_t>(plan_.names.size());
+        const uint64_t total = uint64_t{synthetic_count_} + index_.node_count();
+        if ((total - 1) * kNodeFieldCount > 0xFFFFFFFFull) {
+            throw HeapsnapshotError("the heap has " + std::to_string(total) +
+                                    " nodes; a .heapsnapshot holds at most " +
+                                    std::to_string(0xFFFFFFFFull / kNodeFieldCount));
+        }
+        const uint32_t unknown = strings_.add_text("?");
+        type_style_.resize(s_.types.size());
+        type_name_.resize(s_.types.size(), unknown);
+        str_type_.resize(s_.types.size(), 0);
+        for (size_t t = 0; t < s_.types.size(); ++t) {
+            const std::string_view name = s_.strings.view(s_.types[t].name);
+            type_style_[t] = options_.python_types_only ? TypeStyle::Object : style_of(name);
+            if (!name.empty()) type_name_[t] = strings_.snapshot_string(s_.types[t].name);
+            str_type_[t] = name == "str";
+        }
+        unknown_name_ = unknown;
+        str_name_by_node_.assign(index_.node_count(), kUnset);
+        key_name_ = strings_.add_text("(key)");
+        weak_name_ = strings_.add_text("(weak)");
+    }
+
+    HeapsnapshotStats write(Sink& sink) {
+        JsonOutput out(sink);
+        HeapsnapshotStats stats;
+        stats.synthetic_nodes = synthetic_count_;
+        stats.nodes = uint64_t{synthetic_count_} + index_.node_count();
+        stats.edges = synthetic_edge_count() + index_.edge_count();
+
+        out.raw("{\"snapshot\":{\"meta\":");
+        write_meta(out);
+        out.raw(",\"node_count\":");
+        out.number(stats.nodes);
+        out.raw(",\"edge_count\":");
+        out.number(stats.edges);
+        out.raw(",\"trace_function_count\":0},\n\"nodes\":[");
+        write_nodes(out);
+        out.raw("],\n\"edges\":[");
+        write_edges(out);
+        out.raw("],\n\"trace_function_infos\":[],\n\"trace_tree\":[],\n\"samples\":[],"
+                "\n\"locations\":[],\n\"strings\":[");
+        for (uint32_t i = 0; i < strings_.size(); ++i) {
+            if (i > 0) out.raw(",\n");
+            out.string(strings_.text(i));
+        }
+        out.raw("]}\n");
+        out.flush();
+        stats.strings = strings_.size();
+        stats.bytes = out.bytes();
+        return stats;
+    }
+
+private:
+    static void write_meta(JsonOutput& out) {
+        out.raw(
+            "{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\",\"edge_count\","
+            "\"trace_node_id\",\"detachedness\"],\n"
+            "\"node_types\":[[\"hidden\",\"array\",\"string\",\"object\",\"code\",\"closure\","
+            "\"regexp\",\"number\",\"native\",\"synthetic\",\"concatenated string\","
+            "\"sliced string\",\"symbol\",\"bigint\",\"object shape\"],"
+            "\"string\",\"number\",\"number\",\"number\",\"number\",\"number\"],\n"
+            "\"edge_fields\":[\"type\",\"name_or_index\",\"to_node\"],\n"
+            "\"edge_types\":[[\"context\",\"element\",\"property\",\"internal\",\"hidden\","
+            "\"shortcut\",\"weak\"],\"string_or_number\",\"node\"],\n"
+            "\"trace_function_info_fields\":[\"function_id\",\"name\",\"script_name\","
+            "\"script_id\",\"line\",\"column\"],\n"
+            "\"trace_node_fields\":[\"id\",\"function_info_index\",\"count\",\"size\","
+            "\"children\"],\n"
+            "\"sample_fields\":[\"timestamp_us\",\"last_assigned_id\"],\n"
+            "\"location_fields\":[\"object_index\",\"script_id\",\"line\",\"column\"]}");
+    }
+
+    uint64_t synthetic_edge_count() const {
+        return (synthetic_count_ - 1) + plan_.records.size() + roots_.unexplained_nodes().size();
+    }
+    uint32_t synthetic_edges_of(uint32_t node) const {
+        if (node == 0) return synthetic_count_ - 1;
+        if (node == plan_.unexplained_node) {
+            return static_cast<uint32_t>(roots_.unexplained_nodes().size());
+        }
+        return plan_.record_offset[node + 1] - plan_.record_offset[node];
+    }
+
+    void node(JsonOutput& out, bool first, uint32_t type, uint32_t name, uint64_t id,
+              uint64_t self_size, uint32_t edge_count) {
+        if (!first) out.put(',');
+        out.number(type);
+        out.put(',');
+        out.number(name);
+        out.put(',');
+        out.number(id);
+        out.put(',');
+        out.number(std::min<uint64_t>(self_size, 0xFFFFFFFFull));
+        out.put(',');
+        out.number(edge_count);
+        out.raw(",0,0\n");  // trace_node_id, detachedness: none
+    }
+
+    void write_nodes(JsonOutput& out) {
+        for (uint32_t i = 0; i < synthetic_count_; ++i) {
+            node(out, i == 0, kSynthetic, strings_.add_text(plan_.names[i]),
+                 i == 0 ? kHeapsnapshotRootId : 2ull * i, 0, synthetic_edges_of(i));
+        }
+        const uint32_t count = index_.node_count();
+        for (uint32_t n = 0; n < count; ++n) {
+            uint32_t type = kObject;
+            uint32_t name = unknown_name_;
+            const uint32_t t = s_.node_type[n];
+            if (t < type_style_.size()) {
+                name = type_name_[t];
+                const uint32_t preview = s_.node_preview[n];
+                switch (type_style_[t]) {
+                    case TypeStyle::Object: break;
+                    case TypeStyle::Array: type = kArray; break;
+                    case TypeStyle::String:
+                        type = kString;
+                        name = strings_.snapshot_string(preview);
+                        break;
+                    case TypeStyle::Number: type = kNumber; break;
+                    case TypeStyle::Closure: type = kClosure; break;
+                    case TypeStyle::Code: type = kCode; break;
+                }
+                if (preview != 0 &&
+                    (type == kNumber || type == kClosure || type == kCode)) {
+                    name = strings_.snapshot_string(preview);
+                }
+            }
+            if (s_.node_flags[n] & format::kNodeNative) type = kNative;
+            node(out, false, type, name, heapsnapshot_object_id(n), s_.node_size[n],
+                 index_.out_degree(n));
+        }
+    }
+
+    void edge(JsonOutput& out, uint32_t type, uint64_t name_or_index, uint64_t to_position) {
+        if (!first_edge_) out.put(',');
+        first_edge_ = false;
+        out.number(type);
+        out.put(',');
+        out.number(name_or_index);
+        out.put(',');
+        out.number(to_position * kNodeFieldCount);
+        out.put('\n');
+    }
+
+    void write_edges(JsonOutput& out) {
+        for (uint32_t i = 1; i < synthetic_count_; ++i) edge(out, kElement, i - 1, i);
+        for (uint32_t i = 1; i < synthetic_count_; ++i) {
+            if (i == plan_.unexplained_node) {
+                char text[40];
+                for (const analysis::NodeCount& held : roots_.unexplained_nodes()) {
+                    const auto end = std::to_chars(text, text + 24, held.references).ptr;
+                    std::memcpy(end, " unexplained", 12);
+                    edge(out, kProperty, strings_.add_text(std::string_view(text, end + 12 - text)),
+                         uint64_t{synthetic_count_} + held.node);
+                }
+                continue;
+            }
+            for (uint32_t k = plan_.record_offset[i]; k < plan_.record_offset[i + 1]; ++k) {
+                const RootRef& r = s_.roots[plan_.records[k]];
+                const uint32_t name =
+                    r.label != 0 && r.label < s_.strings.size()
+                        ? strings_.snapshot_string(r.label)
+                        : strings_.add_text(analysis::describe_root(s_, r));
+                edge(out, kProperty, name, uint64_t{synthetic_count_} + r.node);
+            }
+        }
+        const uint32_t count = index_.node_count();
+        std::string scratch;
+        for (uint32_t n = 0; n < count; ++n) {
+            uint32_t set_member = 0;
+            for (const uint32_t e : index_.out_edges(n)) {
+                write_object_edge(out, e, set_member, scratch);
+            }
+        }
+    }
+
+    // The output string of a str node's text when `node` is a str with a
+    // preview, else kUnset. Dict keys and attribute names are such nodes; the
+    // answer is cached per node because on a big heap the lookups behind it
+    // (the node's type and preview, then that string's output index) are
+    // dependent cache misses, and one cached read replaces them.
+    uint32_t str_node_name(uint32_t node) {
+        uint32_t& cached = str_name_by_node_[node];
+        if (cached == kUnset) {
+            const uint32_t type = s_.node_type[node];
+            const uint32_t preview = s_.node_preview[node];
+            cached = preview != 0 && type < str_type_.size() && str_type_[type]
+                         ? strings_.snapshot_string(preview)
+                         : kNotStr;
+        }
+        return cached == kNotStr ? kUnset : cached;
+    }
+
+    // The name of a property-like edge as an output string index.
+    uint32_t property_name(uint32_t e, EdgeKind kind) {
+        const uint32_t label = s_.edge_label[e];
+        switch (kind) {
+            case EdgeKind::DictValue: {
+                if (label < s_.node_count()) {
+                    const uint32_t name = str_node_name(label);
+                    if (name != kUnset) return name;
+                }
+                return strings_.add_text(analysis::describe_edge(s_, e));
+            }
+            case EdgeKind::Attribute:
+                if (label < s_.node_count()) {
+                    const uint32_t name = str_node_name(label);
+                    if (name != kUnset) return name;
+                    // Not a str (the probe never does this): any preview will do.
+                    if (s_.node_preview[label] != 0) {
+                        return strings_.snapshot_string(s_.node_preview[label]);
+                    }
+                }
+                return unknown_name_;
+            case EdgeKind::Native:
+                if (label == 0) return strings_.add_text("<native>");
+                [[fallthrough]];
+            default:  // Slot, Field, Local: a string id
+                if (label != 0 && label < s_.strings.size()) return strings_.snapshot_string(label);
+                return unknown_name_;
+        }
+    }
+
+    void write_object_edge(JsonOutput& out, uint32_t e, uint32_t& set_member,
+                           std::string& scratch) {
+        const uint64_t to = uint64_t{synthetic_count_} + s_.edge_target[e];
+        const uint8_t flags = s_.edge_flags[e];
+        const auto kind = static_cast<EdgeKind>(s_.edge_kind[e]);
+        const uint32_t label = s_.edge_label[e];
+        const uint32_t member = kind == EdgeKind::SetMember ? set_member++ : 0;
+        if (kind == EdgeKind::Weak) {
+            edge(out, kWeak, weak_name_, to);
+            return;
+        }
+        const bool owned = (flags & format::kEdgeOwned) != 0;
+        // A reference the collector cannot see matters only when it points at
+        // something the collector tracks (it can then keep a cycle alive);
+        // marking the keys of every string-keyed dict would drown the signal.
+        const bool invisible = owned && (flags & format::kEdgeGcVisible) == 0 &&
+                               (s_.node_flags[s_.edge_target[e]] & format::kNodeGcTracked) != 0;
+        if (!owned || invisible) {
+            scratch.assign(plain_name(e, kind, label, member));
+            scratch += owned ? " [GC-invisible]" : " [not owned]";
+            edge(out, owned ? kProperty : kWeak, strings_.add_text(scratch), to);
+            return;
+        }
+        switch (kind) {
+            case EdgeKind::Index: edge(out, kElement, label, to); return;
+            case EdgeKind::SetMember: edge(out, kElement, member, to); return;
+            case EdgeKind::DictKey: edge(out, kInternal, key_name_, to); return;
+            case EdgeKind::Reference:
+                edge(out, kInternal, strings_.add_text(analysis::describe_edge(s_, e)), to);
+                return;
+            case EdgeKind::DictValue:
+            case EdgeKind::Attribute:
+            case EdgeKind::Slot:
+            case EdgeKind::Field:
+            case EdgeKind::Local:
+            case EdgeKind::Native:
+                edge(out, kProperty, property_name(e, kind), to);
+                return;
+            default:
+                edge(out, kInternal, strings_.add_text(analysis::describe_edge(s_, e)), to);
+                return;
+        }
+    }
+
+    // The edge's name as text, before a " [GC-invisible]" / " [not owned]"
+    // marker is added.
+    std::string plain_name(uint32_t e, EdgeKind kind, uint32_t label, uint32_t member) {
+        switch (kind) {
+            case EdgeKind::Index: return "[" + std::to_string(label) + "]";
+            case EdgeKind::SetMember: return "{member " + std::to_string(member) + "}";
+            case EdgeKind::DictValue:
+            case EdgeKind::Attribute:
+            case EdgeKind::Slot:
+            case EdgeKind::Field:
+            case EdgeKind::Local:
+            case EdgeKind::Native:
+                return std::string(strings_.text(property_name(e, kind)));
+            default: return analysis::describe_edge(s_, e);
+        }
+    }
+
+    const GraphIndex& index_;
+    const RootClasses& roots_;
+    const Snapshot& s_;
+    HeapsnapshotOptions options_;
+    OutputStrings strings_;
+    SyntheticNodes plan_;
+    uint32_t synthetic_count_ = 0;
+    std::vector<TypeStyle> type_style_;
+    std::vector<uint32_t> type_name_;
+    std::vector<uint8_t> str_type_;
+    static constexpr uint32_t kUnset = 0xFFFFFFFFu;
+    static constexpr uint32_t kNotStr = 0xFFFFFFFEu;
+    std::vector<uint32_t> str_name_by_node_;  // see str_node_name()
+    uint32_t unknown_name_ = 0;
+    uint32_t key_name_ = 0;
+    uint32_t weak_name_ = 0;
+    bool first_edge_ = true;
+};
+
+}  // namespace
+
+HeapsnapshotStats write_heapsnapshot(const GraphIndex& index, const RootClasses& roots,
+                                     std::FILE* out, const HeapsnapshotOptions& options) {
+    FileSink sink(out);
+    HeapsnapshotWriter writer(index, roots, options);
+    const HeapsnapshotStats stats = writer.write(sink);
+    if (std::fflush(out) != 0) {
+        throw HeapsnapshotError("cannot write the heap snapshot: " + errno_text(errno));
+    }
+    return stats;
+}
+
+HeapsnapshotStats write_heapsnapshot(const GraphIndex& index, const RootClasses& roots,
+                                     std::ostream& out, const HeapsnapshotOptions& options) {
+    StreamSink sink(out);
+    HeapsnapshotWriter writer(index, roots, options);
+    const HeapsnapshotStats stats = writer.write(sink);
+    out.flush();
+    if (!out) throw HeapsnapshotError("cannot write the heap snapshot: the stream failed");
+    return stats;
+}
+
+HeapsnapshotStats write_heapsnapshot_file(const GraphIndex& index, const RootClasses& roots,
+                                          const std::string& path,
+                                          const HeapsnapshotOptions& options) {
+    // The writer is built (and may refuse the snapshot) before any file exists.
+    HeapsnapshotWriter writer(index, roots, options);
+    // A unique temporary name in the target's directory, so the rename is
+    // atomic and a failed export never leaves a half-written file at `path`.
+    static std::atomic<uint64_t> counter{0};
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                            std::to_string(counter.fetch_add(1));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) throw HeapsnapshotError("cannot create " + tmp + ": " + errno_text(errno));
+    HeapsnapshotStats stats;
+    try {
+        FdSink sink(fd, tmp);
+        stats = writer.write(sink);
+        if (::fsync(fd) != 0) {
+            throw HeapsnapshotError("cannot sync " + tmp + ": " + errno_text(errno));
+        }
+    } catch (...) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw;
+    }
+    if (::close(fd) != 0) {
+        const int error = errno;
+        ::unlink(tmp.c_str());
+        throw HeapsnapshotError("cannot close " + tmp + ": " + errno_text(error));
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int error = errno;
+        ::unlink(tmp.c_str());
+        throw HeapsnapshotError("cannot rename " + tmp + " to " + path + ": " + errno_text(error));
+    }
+    return stats;
+}
+
+HeapsnapshotStats write_heapsnapshot_file(const Snapshot& snapshot, const std::string& path,
+                                          const HeapsnapshotOptions& options) {
+    const GraphIndex index(snapshot);
+    const RootClasses roots(index);
+    return write_heapsnapshot_file(index, roots, path, options);
+}
+
+}  // namespace refscope::exporting

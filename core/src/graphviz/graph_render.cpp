@@ -1,0 +1,478 @@
+#include "refscope/graphviz/graph_render.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include "graphviz_session.h"
+#include "refscope/analysis/edge_labels.h"
+
+namespace refscope::graphviz {
+namespace {
+
+using analysis::Subgraph;
+using analysis::SubgraphEdge;
+using analysis::SubgraphNode;
+
+// Snapshot text is untrusted (a corrupt file, an odd type name): drop what
+// would break Graphviz's UTF-8 input or its HTML-like label parser (control
+// characters, invalid UTF-8 → U+FFFD), then escape markup characters.
+std::string html_text(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 8);
+    for (size_t pos = 0; pos < text.size();) {
+        const size_t length = analysis::utf8_sequence_length(text, pos);
+        if (length == 0) {
+            out += "\uFFFD";
+            ++pos;
+            continue;
+        }
+        if (length > 1) {
+            out.append(text.substr(pos, length));
+            pos += length;
+            continue;
+        }
+        const char c = text[pos++];
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+                    out += "\uFFFD";
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out;
+}
+
+// Plain (non-HTML) attribute values such as tooltips are "escString"s in
+// which Graphviz expands \N, \G, \n...: a literal backslash must be doubled.
+std::string escaped_plain(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+            out += ' ';
+            continue;
+        }
+        out += c;
+    }
+    // Same UTF-8 hygiene as labels; escaping added no non-ASCII bytes.
+    std::string clean;
+    for (size_t pos = 0; pos < out.size();) {
+        const size_t length = analysis::utf8_sequence_length(out, pos);
+        if (length == 0) {
+            clean += "\uFFFD";
+            ++pos;
+        } else {
+            clean.append(out, pos, length);
+            pos += length;
+        }
+    }
+    return clean;
+}
+
+std::string node_label(const SubgraphNode& n) {
+    std::string html = "<B>" + html_text(n.lines.empty() ? std::string("?") : n.lines[0]) + "</B>";
+    for (size_t i = 1; i < n.lines.size(); ++i) {
+        const std::string& line = n.lines[i];
+        html += "<BR/>";
+        if (line.ends_with("the GC cannot see")) {
+            html += "<FONT COLOR=\"#b00020\">" + html_text(line) + "</FONT>";
+        } else if (line.starts_with("root: ")) {
+            html += "<FONT COLOR=\"#1a4f9c\">" + html_text(line) + "</FONT>";
+        } else {
+            html += html_text(line);
+        }
+    }
+    return html;
+}
+
+// Symbols of every attribute the renderer sets, declared on the root graph
+// with their defaults so that DOT output carries them as `node [...]` lines.
+struct Attributes {
+    Agsym_t* graph_label;
+    Agsym_t* cluster_style;
+    Agsym_t* cluster_color;
+    Agsym_t* cluster_fill;
+    Agsym_t* node_label;
+    Agsym_t* node_shape;
+    Agsym_t* node_style;
+    Agsym_t* node_fill;
+    Agsym_t* node_color;
+    Agsym_t* node_penwidth;
+    Agsym_t* node_peripheries;
+    Agsym_t* node_tooltip;
+    Agsym_t* edge_label;
+    Agsym_t* edge_xlabel;
+    Agsym_t* edge_style;
+    Agsym_t* edge_color;
+    Agsym_t* edge_fontcolor;
+    Agsym_t* edge_penwidth;
+    Agsym_t* edge_tooltip;
+    Agsym_t* edge_arrowhead;
+};
+
+Attributes declare_attributes(Agraph_t* g, const RenderOptions& options) {
+    declare_attribute(g, AGRAPH, "rankdir", options.rankdir == RankDir::LeftToRight ? "LR" : "TB");
+    declare_attribute(g, AGRAPH, "fontname", "Helvetica");
+    declare_attribute(g, AGRAPH, "fontsize", "12");
+    declare_attribute(g, AGRAPH, "labelloc", "t");
+    declare_attribute(g, AGRAPH, "labeljust", "l");
+    declare_attribute(g, AGRAPH, "nodesep", "0.25");
+    declare_attribute(g, AGRAPH, "ranksep", "0.5");
+    declare_attribute(g, AGRAPH, "bgcolor", "white");
+    declare_attribute(g, AGRAPH, "dpi", std::to_string(static_cast<int>(options.dpi)).c_str());
+    Attributes a{};
+    a.graph_label = declare_attribute(g, AGRAPH, "label", "");
+    a.cluster_style = declare_attribute(g, AGRAPH, "style", "");
+    a.cluster_color = declare_attribute(g, AGRAPH, "color", "black");
+    a.cluster_fill = declare_attribute(g, AGRAPH, "fillcolor", "white");
+
+    declare_attribute(g, AGNODE, "fontname", "Helvetica");
+    declare_attribute(g, AGNODE, "fontsize", "10");
+    a.node_label = declare_attribute(g, AGNODE, "label", "\\N");
+    a.node_shape = declare_attribute(g, AGNODE, "shape", "box");
+    a.node_style = declare_attribute(g, AGNODE, "style", "rounded,filled");
+    a.node_fill = declare_attribute(g, AGNODE, "fillcolor", "#f2f2f2");
+    a.node_color = declare_attribute(g, AGNODE, "color", "#555555");
+    a.node_penwidth = declare_attribute(g, AGNODE, "penwidth", "1");
+    a.node_peripheries = declare_attribute(g, AGNODE, "peripheries", "1");
+    a.node_tooltip = declare_attribute(g, AGNODE, "tooltip", "");
+
+    declare_attribute(g, AGEDGE, "fontname", "Helvetica");
+    declare_attribute(g, AGEDGE, "fontsize", "9");
+    a.edge_label = declare_attribute(g, AGEDGE, "label", "");
+    a.edge_xlabel = declare_attribute(g, AGEDGE, "xlabel", "");
+    a.edge_style = declare_attribute(g, AGEDGE, "style", "solid");
+    a.edge_color = declare_attribute(g, AGEDGE, "color", "#444444");
+    a.edge_fontcolor = declare_attribute(g, AGEDGE, "fontcolor", "#333333");
+    a.edge_penwidth = declare_attribute(g, AGEDGE, "penwidth", "1");
+    a.edge_tooltip = declare_attribute(g, AGEDGE, "tooltip", "");
+    a.edge_arrowhead = declare_attribute(g, AGEDGE, "arrowhead", "normal");
+    return a;
+}
+
+void style_node(Agraph_t* g, Agnode_t* gn, const SubgraphNode& n, const Attributes& a) {
+    set_html_attribute(g, gn, a.node_label, node_label(n));
+    set_attribute(gn, a.node_tooltip, escaped_plain(n.tooltip));
+    // Later rules win: a target that is also a root keeps the root's shape
+    // and gets the target's fill.
+    if (n.is_group()) {
+        set_attribute(gn, a.node_shape, "folder");
+        set_attribute(gn, a.node_style, "filled");
+        set_attribute(gn, a.node_fill, "#e4e4e4");
+    }
+    if (n.on_path) set_attribute(gn, a.node_fill, "#dde8f7");
+    if (n.is_root) {
+        set_attribute(gn, a.node_shape, "doubleoctagon");
+        set_attribute(gn, a.node_style, "filled,bold");
+        set_attribute(gn, a.node_fill, "#cfe0f5");
+        set_attribute(gn, a.node_color, "#1a4f9c");
+    }
+    if (n.is_suspect) {
+        set_attribute(gn, a.node_color, "#d97400");
+        set_attribute(gn, a.node_penwidth, "2");
+        if (!n.is_target) set_attribute(gn, a.node_fill, "#ffe8c2");
+    }
+    if (n.is_holder) {
+        set_attribute(gn, a.node_color, "#b00020");
+        set_attribute(gn, a.node_penwidth, "2");
+        set_attribute(gn, a.node_peripheries, "2");
+    }
+    if (n.is_target) {
+        set_attribute(gn, a.node_fill, "#f6b4b4");
+        set_attribute(gn, a.node_color, "#b00020");
+        set_attribute(gn, a.node_penwidth, "2.5");
+    }
+}
+
+// `crosses_cluster`: Graphviz 2.42's dot double-frees in gvFreeLayout when
+// an edge with a `label` leaves a cluster (labels become virtual nodes that
+// its cluster code frees twice). Such edges get an `xlabel` instead, placed
+// after layout, which takes no part in ranking.
+void style_edge(Agraph_t* g, Agedge_t* ge, const SubgraphEdge& e, const Attributes& a,
+                bool crosses_cluster) {
+    // Wrapped in a tag: cgraph 2.42 shares one string pool between HTML and
+    // plain values, so an HTML "x" and a plain tooltip "x" would be one string
+    // (and one kind). A tag makes HTML values differ from any plain one.
+    if (!e.label.empty()) {
+        set_html_attribute(g, ge, crosses_cluster ? a.edge_xlabel : a.edge_label,
+                           "<I>" + html_text(e.label) + "</I>");
+    }
+    if (e.on_path) {
+        set_attribute(ge, a.edge_color, "#1a4f9c");
+        set_attribute(ge, a.edge_penwidth, "2.2");
+    }
+    if (!e.owned && !e.weak) {
+        // Borrowed: shown, but it keeps nothing alive.
+        set_attribute(ge, a.edge_color, "#999999");
+        set_attribute(ge, a.edge_arrowhead, "empty");
+    }
+    if (e.weak) {
+        set_attribute(ge, a.edge_style, "dotted");
+        set_attribute(ge, a.edge_color, "#888888");
+        set_attribute(ge, a.edge_arrowhead, "empty");
+        set_attribute(ge, a.edge_tooltip, "weak reference: keeps nothing alive");
+    }
+    if (e.gc_invisible) {
+        set_attribute(ge, a.edge_style, e.on_path ? "dashed,bold" : "dashed");
+        set_attribute(ge, a.edge_color, "#d00000");
+        set_attribute(ge, a.edge_fontcolor, "#d00000");
+        set_attribute(ge, a.edge_tooltip,
+                      "GC cannot see: an owned reference that tp_traverse does not report");
+    }
+}
+
+std::string graph_caption(const Subgraph& subgraph, const RenderOptions& options) {
+    std::vector<std::string> lines;
+    if (!options.title.empty()) lines.push_back(options.title);
+    if (options.show_notes) {
+        for (const std::string& note : subgraph.notes) lines.push_back(note);
+        if (subgraph.truncated) {
+            lines.push_back(analysis::with_thousands(subgraph.omitted_nodes) +
+                            " more neighbours not shown (node cap reached)");
+        }
+    }
+    std::string html;
+    for (const std::string& line : lines) {
+        if (!html.empty()) html += "<BR ALIGN=\"LEFT\"/>";
+        html += html_text(line);
+    }
+    if (!html.empty()) html += "<BR ALIGN=\"LEFT\"/>";
+    return html;
+}
+
+// The Graphviz objects made for one Subgraph, in Subgraph order.
+struct BuiltGraph {
+    std::vector<Agnode_t*> nodes;
+    std::vector<Agedge_t*> edges;
+    std::vector<Agraph_t*> clusters;
+};
+
+BuiltGraph build_graph(Agraph_t* g, const Subgraph& subgraph, const RenderOptions& options) {
+    const Attributes a = declare_attributes(g, options);
+    if (const std::string caption = graph_caption(subgraph, options); !caption.empty()) {
+        set_html_attribute(g, g, a.graph_label, caption);
+    }
+
+    BuiltGraph built;
+    for (size_t c = 0; c < subgraph.clusters.size(); ++c) {
+        const std::string name = "cluster_" + std::to_string(c);
+        Agraph_t* sub = agsubg(g, const_cast<char*>(name.c_str()), 1);
+        if (!sub) throw GraphvizError(GraphvizError::Kind::Graph, "Graphviz: agsubg failed");
+        set_html_attribute(g, sub, a.graph_label, "<B>" + html_text(subgraph.clusters[c].label) + "</B>");
+        set_attribute(sub, a.cluster_style, "rounded,filled");
+        set_attribute(sub, a.cluster_color, "#aaaaaa");
+        set_attribute(sub, a.cluster_fill, "#fafafa");
+        built.clusters.push_back(sub);
+    }
+
+    for (size_t i = 0; i < subgraph.nodes.size(); ++i) {
+        const SubgraphNode& n = subgraph.nodes[i];
+        // Node names are stable and readable in DOT: n<index>.
+        const std::string name = "n" + std::to_string(i);
+        Agnode_t* gn = agnode(g, const_cast<char*>(name.c_str()), 1);
+        if (!gn) throw GraphvizError(GraphvizError::Kind::Graph, "Graphviz: agnode failed");
+        if (n.cluster < built.clusters.size()) agsubnode(built.clusters[n.cluster], gn, 1);
+        style_node(g, gn, n, a);
+        built.nodes.push_back(gn);
+    }
+    for (const SubgraphEdge& e : subgraph.edges) {
+        if (e.from >= built.nodes.size() || e.to >= built.nodes.size()) {
+            throw GraphvizError(GraphvizError::Kind::Graph, "subgraph edge names a missing node");
+        }
+        // Anonymous edges: a multigraph keeps parallel edges apart.
+        Agedge_t* ge = agedge(g, built.nodes[e.from], built.nodes[e.to], nullptr, 1);
+        if (!ge) throw GraphvizError(GraphvizError::Kind::Graph, "Graphviz: agedge failed");
+        const bool crosses_cluster = !subgraph.clusters.empty() &&
+                                     subgraph.nodes[e.from].cluster != subgraph.nodes[e.to].cluster;
+        style_edge(g, ge, e, a, crosses_cluster);
+        built.edges.push_back(ge);
+    }
+    return built;
+}
+
+const char* graphviz_format(OutputFormat format) {
+    switch (format) {
+        case OutputFormat::Png: return "png";
+        case OutputFormat::Svg: return "svg";
+        case OutputFormat::Pdf: return "pdf";
+        case OutputFormat::Dot: return "dot";
+    }
+    return "?";
+}
+
+std::string io_error(const std::string& what, const std::filesystem::path& path, int error) {
+    return what + " " + path.string() + ": " + std::strerror(error);
+}
+
+// Writes `bytes` to a temporary file beside `path`, then renames it over
+// `path`: a reader never sees half a file, and a failure leaves nothing.
+void write_atomically(const std::filesystem::path& path, std::string_view bytes) {
+    const std::filesystem::path folder =
+        path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    std::string temporary = (folder / ("." + path.filename().string() + ".XXXXXX")).string();
+    const int fd = ::mkstemp(temporary.data());
+    if (fd < 0) throw GraphvizError(GraphvizError::Kind::Io, io_error("cannot write", path, errno));
+    const auto fail = [&](const std::string& what, int error) {
+        ::close(fd);
+        ::unlink(temporary.c_str());
+        throw GraphvizError(GraphvizError::Kind::Io, io_error(what, path, error));
+    };
+    // mkstemp makes the file 0600; an exported picture is for sharing.
+    if (::fchmod(fd, 0644) != 0) fail("cannot set permissions of", errno);
+    size_t written = 0;
+    while (written < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail("cannot write", errno);
+        }
+        written += static_cast<size_t>(n);
+    }
+    if (::fsync(fd) != 0) fail("cannot write", errno);
+    if (::close(fd) != 0) {
+        const int error = errno;
+        ::unlink(temporary.c_str());
+        throw GraphvizError(GraphvizError::Kind::Io, io_error("cannot write", path, error));
+    }
+    if (::rename(temporary.c_str(), path.c_str()) != 0) {
+        const int error = errno;
+        ::unlink(temporary.c_str());
+        throw GraphvizError(GraphvizError::Kind::Io, io_error("cannot write", path, error));
+    }
+}
+
+// The size is only known after layout, and the "size"/"dpi" attributes are
+// read before it; the renderer takes its resolution from the layout's
+// drawing record, so that is where a lower one goes.
+void limit_png_resolution(Agraph_t* g, const RenderOptions& options) {
+    layout_t* drawing = GD_drawing(g);
+    if (!drawing) return;
+    const boxf bb = GD_bb(g);
+    const double dpi = drawing->dpi > 0 ? drawing->dpi : options.dpi;
+    const double width = std::max(1.0, (bb.UR.x - bb.LL.x) * dpi / 72.0);
+    const double height = std::max(1.0, (bb.UR.y - bb.LL.y) * dpi / 72.0);
+    double scale = std::min(1.0, 32000.0 / std::max(width, height));
+    if (options.max_png_pixels > 0) {
+        scale = std::min(scale, std::sqrt(options.max_png_pixels / (width * height)));
+    }
+    if (scale < 1.0) drawing->dpi = dpi * scale;
+}
+
+}  // namespace
+
+OutputFormat parse_output_format(std::string_view name) {
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower == "png") return OutputFormat::Png;
+    if (lower == "svg") return OutputFormat::Svg;
+    if (lower == "pdf") return OutputFormat::Pdf;
+    if (lower == "dot" || lower == "gv") return OutputFormat::Dot;
+    throw GraphvizError(GraphvizError::Kind::UnknownFormat,
+                        "unknown output format '" + std::string(name) +
+                            "' (expected png, svg, pdf or dot)");
+}
+
+std::optional<OutputFormat> output_format_for_path(const std::filesystem::path& path) {
+    std::string extension = path.extension().string();
+    if (extension.size() < 2) return std::nullopt;
+    try {
+        return parse_output_format(std::string_view(extension).substr(1));
+    } catch (const GraphvizError&) {
+        return std::nullopt;
+    }
+}
+
+std::string_view output_format_name(OutputFormat format) { return graphviz_format(format); }
+
+std::string render_dot(const Subgraph& subgraph, const RenderOptions& options) {
+    const std::lock_guard lock(graphviz_mutex());
+    const ErrorCapture errors;
+    const GraphHolder graph("refscope");
+    build_graph(graph.get(), subgraph, options);
+    return graph.write_dot();
+}
+
+std::string render(const Subgraph& subgraph, OutputFormat format, const RenderOptions& options) {
+    if (format == OutputFormat::Dot) return render_dot(subgraph, options);
+    const std::lock_guard lock(graphviz_mutex());
+    const ErrorCapture errors;
+    // Declaration order is release order reversed: data, layout, graph.
+    GVC_t* context = shared_context();
+    const GraphHolder graph("refscope");
+    build_graph(graph.get(), subgraph, options);
+    const LayoutHolder layout(context, graph.get(), options.engine, errors);
+    if (format == OutputFormat::Png) limit_png_resolution(graph.get(), options);
+    const RenderedData data(context, graph.get(), graphviz_format(format), errors);
+    return std::string(data.view());
+}
+
+void render_to_file(const Subgraph& subgraph, OutputFormat format,
+                    const std::filesystem::path& path, const RenderOptions& options) {
+    if (path.empty()) throw GraphvizError(GraphvizError::Kind::Io, "no output path given");
+    // Rendered in memory first (under the lock); the file I/O needs no lock.
+    const std::string bytes = render(subgraph, format, options);
+    write_atomically(path, bytes);
+}
+
+GraphLayout compute_layout(const Subgraph& subgraph, const RenderOptions& options) {
+    const std::lock_guard lock(graphviz_mutex());
+    const ErrorCapture errors;
+    GVC_t* context = shared_context();
+    const GraphHolder graph("refscope");
+    const BuiltGraph built = build_graph(graph.get(), subgraph, options);
+    const LayoutHolder layout(context, graph.get(), options.engine, errors);
+
+    Agraph_t* g = graph.get();
+    const boxf bb = GD_bb(g);
+    GraphLayout out;
+    out.width = bb.UR.x - bb.LL.x;
+    out.height = bb.UR.y - bb.LL.y;
+    const auto flip = [&](pointf p) { return Point{p.x - bb.LL.x, bb.UR.y - p.y}; };
+
+    for (size_t i = 0; i < built.nodes.size(); ++i) {
+        Agnode_t* n = built.nodes[i];
+        const Point centre = flip(ND_coord(n));
+        out.nodes.push_back({static_cast<uint32_t>(i), centre.x, centre.y, ND_width(n) * 72.0,
+                             ND_height(n) * 72.0});
+    }
+    for (size_t i = 0; i < built.edges.size(); ++i) {
+        Agedge_t* e = built.edges[i];
+        EdgePlacement placement;
+        placement.edge = static_cast<uint32_t>(i);
+        if (const splines* spl = ED_spl(e); spl && spl->size > 0) {
+            // dot draws one Bézier per edge (several only with concentrate=true).
+            for (int b = 0; b < spl->size; ++b) {
+                const bezier& curve = spl->list[b];
+                for (int p = 0; p < curve.size; ++p) placement.points.push_back(flip(curve.list[p]));
+                if (curve.eflag) placement.arrow_head = flip(curve.ep);
+            }
+        }
+        if (const textlabel_t* label = ED_label(e); label && label->set) {
+            placement.label = flip(label->pos);
+        } else if (const textlabel_t* xlabel = ED_xlabel(e); xlabel && xlabel->set) {
+            placement.label = flip(xlabel->pos);
+        }
+        out.edges.push_back(std::move(placement));
+    }
+    for (size_t i = 0; i < built.clusters.size(); ++i) {
+        const boxf cb = GD_bb(built.clusters[i]);
+        out.clusters.push_back({static_cast<uint32_t>(i), cb.LL.x - bb.LL.x, bb.UR.y - cb.UR.y,
+                                cb.UR.x - cb.LL.x, cb.UR.y - cb.LL.y});
+    }
+    return out;
+}
+
+}  // namespace refscope::graphviz
