@@ -153,6 +153,56 @@ const void *rs_generator_frame(PyObject *gen) {
 #endif
 }
 
+size_t rs_generator_frame_slots(PyObject *gen) {
+    /* Since 3.11 a generator (coroutine, async generator) embeds its frame
+     * and is allocated with room for the code object's frame slots, but its
+     * head has no ob_size: Py_SIZE would read gi_code/gi_weakreflist. The
+     * slot count comes from the code object, which the frame keeps even
+     * after the generator finished (_PyFrame_ClearExceptCode). */
+#if PY_VERSION_HEX >= 0x030C0000
+    const _PyInterpreterFrame *frame = (const _PyInterpreterFrame *)((PyGenObject *)gen)->gi_iframe;
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject *code = frame->f_executable;
+#else
+    PyObject *code = (PyObject *)frame->f_code;
+#endif
+    if (code == NULL || !PyCode_Check(code)) return 0;
+    return (size_t)_PyFrame_NumSlotsForCodeObject((PyCodeObject *)code);
+#elif PY_VERSION_HEX >= 0x030B0000
+    PyCodeObject *co = ((PyGenObject *)gen)->gi_code;
+    if (co == NULL) return 0;
+    return (size_t)(co->co_nlocalsplus + co->co_stacksize);
+#else
+    (void)gen;
+    return 0;
+#endif
+}
+
+size_t rs_frame_object_slots(PyObject *frame_object) {
+    /* Since 3.11 a frame object is allocated with PyObject_GC_NewVar (room
+     * for an embedded _PyInterpreterFrame) but has no ob_size either: the
+     * word Py_SIZE would read is f_back. Size it from its code object. */
+#if PY_VERSION_HEX >= 0x030B0000
+    const _PyInterpreterFrame *frame = ((PyFrameObject *)frame_object)->f_frame;
+    if (frame == NULL) return 0;
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject *code = frame->f_executable;
+#else
+    PyObject *code = (PyObject *)frame->f_code;
+#endif
+    if (code == NULL || !PyCode_Check(code)) return 0;
+#if PY_VERSION_HEX >= 0x030C0000
+    return (size_t)_PyFrame_NumSlotsForCodeObject((PyCodeObject *)code) + FRAME_SPECIALS_SIZE;
+#else
+    PyCodeObject *co = (PyCodeObject *)code;
+    return (size_t)(co->co_nlocalsplus + co->co_stacksize) + FRAME_SPECIALS_SIZE;
+#endif
+#else
+    (void)frame_object;
+    return 0;
+#endif
+}
+
 const void *rs_frame_object_owned_frame(PyObject *frame_object) {
 #if PY_VERSION_HEX >= 0x030B0000
     PyFrameObject *f = (PyFrameObject *)frame_object;

@@ -51,6 +51,11 @@ int rs_frame_view_of(const void *frame, rs_frame_view *out);  // 0 = not readabl
 // The frame embedded in a generator/coroutine/async generator (3.11+); NULL if
 // cleared, completed or on older versions.
 const void *rs_generator_frame(PyObject *gen);
+/* Frame slots a 3.11+ generator/coroutine was allocated with (0 before 3.11,
+ * where the frame is a separate object). */
+size_t rs_generator_frame_slots(PyObject *gen);
+/* Slots a 3.11+ frame object was allocated with (0 before 3.11). */
+size_t rs_frame_object_slots(PyObject *frame_object);
 // 3.11+ frame objects: the frame data the object owns (NULL while the frame is
 // still running on a thread or generator), and f_back. On 3.9/3.10 NULL.
 const void *rs_frame_object_owned_frame(PyObject *frame_object);

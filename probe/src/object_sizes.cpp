@@ -47,6 +47,10 @@ uint64_t shallow_size(PyObject* op, const TypeFacts& facts) {
     } else if (facts.kind == ObjectKind::Int || facts.kind == ObjectKind::Bool) {
         size_t digits = compat::int_digit_count(op);
         size += static_cast<uint64_t>(tp->tp_itemsize) * (digits == 0 ? 1 : digits);
+    } else if (facts.kind == ObjectKind::Generator) {
+        size += static_cast<uint64_t>(tp->tp_itemsize) * rs_generator_frame_slots(op);
+    } else if (facts.kind == ObjectKind::Frame && !compat::kFramesAreObjects) {
+        size += static_cast<uint64_t>(tp->tp_itemsize) * rs_frame_object_slots(op);
     } else if (tp->tp_itemsize != 0) {
         Py_ssize_t n = Py_SIZE(op);
         size += static_cast<uint64_t>(tp->tp_itemsize) * static_cast<uint64_t>(n < 0 ? -n : n);

@@ -5,7 +5,7 @@
 set -euo pipefail
 build="${1:?usage: run-demo.sh BUILD_DIR}"
 demo="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cli="$build/app/refscope-cli"
+cli="$build/app/cli/refscope-cli"
 out="$build/demo"
 mkdir -p "$out"
 snapshot="$out/leaky_service.rscope"

@@ -11,7 +11,7 @@ import types
 import unittest
 import weakref
 
-from probe_support import TempSnapshot, _probe, explained, in_edges, refscope, walk
+from probe_support import TempSnapshot, _probe, cli, cli_json, explained, in_edges, refscope, walk
 
 
 class Slots:
@@ -121,6 +121,24 @@ class ObjectZooTest(unittest.TestCase):
         with TempSnapshot() as path:
             stats = refscope.snapshot(path, collect=False)
         self.assertGreater(stats.edges, stats.nodes)
+
+    @unittest.skipUnless(cli(), "REFSCOPE_CLI not set")
+    def test_shallow_sizes_are_plausible(self):
+        # Since 3.11 generators and frame objects carry a non-zero
+        # tp_itemsize without an ob_size field; reading Py_SIZE there gives a
+        # pointer, i.e. sizes of petabytes. Every object here is small.
+        with TempSnapshot() as path:
+            refscope.snapshot(path, collect=False)
+            summary = cli_json("summary", path, "--by", "type", "--top", "0")
+        by_type = {g["name"]: g for g in summary["groups"]}
+        for name in ("generator", "async_generator", "frame"):
+            self.assertIn(name, by_type)
+        for group in summary["groups"]:
+            if group["name"] in ("generator", "coroutine", "async_generator", "frame"):
+                per_object = group["bytes"] / group["objects"]
+                self.assertLess(per_object, 64 * 1024, group)
+                self.assertGreater(per_object, 16, group)
+        self.assertLess(sum(g["bytes"] for g in summary["groups"]), 1 << 32)
 
     def test_suspended_generator_owns_its_locals(self):
         local = ZOO["suspended"].gi_frame.f_locals["local_in_generator"]
