@@ -1,14 +1,18 @@
 #include "arguments.h"
 
 #include <charconv>
+#include <initializer_list>
 
 namespace refscope::cli {
 namespace {
 
 Verb verb_from_name(std::string_view name) {
-    for (Verb verb : {Verb::Info, Verb::Summary, Verb::Roots, Verb::Path, Verb::Referrers}) {
+    for (Verb verb : {Verb::Info, Verb::Summary, Verb::Roots, Verb::Path, Verb::Referrers,
+                      Verb::Retained, Verb::Cycles, Verb::Diff, Verb::Query, Verb::ExportPath,
+                      Verb::ExportHeapsnapshot}) {
         if (verb_name(verb) == name) return verb;
     }
+    if (name == "dominators") return Verb::Retained;  // the analysis' own name
     return Verb::None;
 }
 
@@ -49,16 +53,36 @@ private:
 };
 
 bool takes_value(std::string_view option) {
-    return option == "--by" || option == "--top" || option == "--to" || option == "--type";
+    for (std::string_view o : {"--by", "--top", "--to", "--type", "--filter", "--third", "-o",
+                               "--output", "--format", "--paths", "--hops", "--max-nodes",
+                               "--cluster"}) {
+        if (option == o) return true;
+    }
+    return false;
+}
+
+bool is_one_of(std::string_view option, std::initializer_list<std::string_view> names) {
+    for (std::string_view name : names) {
+        if (option == name) return true;
+    }
+    return false;
 }
 
 bool allowed(Verb verb, std::string_view option) {
     if (option == "--json") return true;
     switch (verb) {
-        case Verb::Summary: return option == "--by" || option == "--top";
+        case Verb::Summary: return is_one_of(option, {"--by", "--top", "--filter"});
         case Verb::Roots: return option == "--top";
         case Verb::Path: return option == "--to" || option == "--type";
         case Verb::Referrers: return option == "--top";
+        case Verb::Retained: return option == "--top";
+        case Verb::Cycles: return option == "--top";
+        case Verb::Diff: return is_one_of(option, {"--third", "--top", "--filter", "--force"});
+        case Verb::Query: return option == "--top";
+        case Verb::ExportPath:
+            return is_one_of(option, {"--to", "--type", "--format", "-o", "--output", "--paths",
+                                      "--hops", "--max-nodes", "--cluster"});
+        case Verb::ExportHeapsnapshot: return is_one_of(option, {"-o", "--output", "--python-types"});
         default: return false;
     }
 }
@@ -73,6 +97,12 @@ std::string_view verb_name(Verb verb) {
         case Verb::Roots: return "roots";
         case Verb::Path: return "path";
         case Verb::Referrers: return "referrers";
+        case Verb::Retained: return "retained";
+        case Verb::Cycles: return "cycles";
+        case Verb::Diff: return "diff";
+        case Verb::Query: return "query";
+        case Verb::ExportPath: return "export-path";
+        case Verb::ExportHeapsnapshot: return "export-heapsnapshot";
     }
     return "";
 }
@@ -140,13 +170,20 @@ CliOptions parse_arguments(const std::vector<std::string_view>& args) {
             return options;
         }
         const std::string_view name = word.substr(0, word.find('='));
+        // query's expression may start with '-' (a negated term: -tracked).
+        if (options.verb == Verb::Query && positional.size() == 1 && !allowed(options.verb, name)) {
+            positional.push_back(word);
+            continue;
+        }
         if (!allowed(options.verb, name)) {
             words.fail("unknown option " + std::string(name) + " for '" +
                        std::string(verb_name(options.verb)) + "'");
         }
         if (!takes_value(name)) {
             if (name != word) words.fail("option " + std::string(name) + " takes no value");
-            options.json = true;  // --json is the only flag
+            if (name == "--json") options.json = true;
+            if (name == "--force") options.force = true;
+            if (name == "--python-types") options.python_types = true;
             continue;
         }
         const std::string_view value = words.value_of(word);
@@ -167,15 +204,57 @@ CliOptions parse_arguments(const std::vector<std::string_view>& args) {
         } else if (word == "--type") {
             if (value.empty()) words.fail("--type needs a type name");
             options.type_name = std::string(value);
+        } else if (word == "--filter") {
+            options.filter = std::string(value);
+        } else if (word == "--third") {
+            if (value.empty()) words.fail("--third needs a snapshot file");
+            options.third_file = std::string(value);
+        } else if (word == "-o" || word == "--output") {
+            if (value.empty()) words.fail("-o needs a file name");
+            options.output = std::string(value);
+        } else if (word == "--format") {
+            if (!is_one_of(value, {"png", "svg", "pdf", "dot"})) {
+                words.fail("--format takes png, svg, pdf or dot, not '" + std::string(value) + "'");
+            }
+            options.format = std::string(value);
+        } else if (word == "--cluster") {
+            if (!is_one_of(value, {"module", "type", "cycle", "none"})) {
+                words.fail("--cluster takes module, type, cycle or none, not '" + std::string(value) + "'");
+            }
+            options.cluster = std::string(value);
+        } else {  // --paths, --hops, --max-nodes
+            const std::optional<size_t> count = parse_count(value);
+            const bool at_least_one = word != "--hops";
+            if (!count || *count > 1'000'000 || (at_least_one && *count == 0)) {
+                words.fail(std::string(word) + " takes a count" + (at_least_one ? " of at least 1" : "") +
+                           ", not '" + std::string(value) + "'");
+            }
+            const auto n = static_cast<uint32_t>(*count);
+            if (word == "--paths") options.paths = n;
+            if (word == "--hops") options.hops = n;
+            if (word == "--max-nodes") options.max_nodes = n;
         }
     }
 
-    const size_t wanted = options.verb == Verb::Referrers ? 2 : 1;
+    const bool two = options.verb == Verb::Referrers || options.verb == Verb::Diff ||
+                     options.verb == Verb::Query;
+    const size_t wanted = two ? 2 : 1;
     if (positional.empty()) words.fail("no snapshot file given");
     if (positional.size() > wanted) {
         words.fail("unexpected argument '" + std::string(positional[wanted]) + "'");
     }
     options.file = std::string(positional[0]);
+    if (options.verb == Verb::Diff) {
+        if (positional.size() < 2) words.fail("diff needs two snapshot files, older first");
+        options.second_file = std::string(positional[1]);
+    }
+    if (options.verb == Verb::Query) {
+        if (positional.size() < 2) words.fail("no filter expression given");
+        options.filter = std::string(positional[1]);
+    }
+    if (options.verb == Verb::ExportHeapsnapshot && options.output.empty()) {
+        words.fail("export-heapsnapshot needs -o OUT");
+    }
     if (options.verb == Verb::Referrers) {
         if (positional.size() < 2) words.fail("no address given");
         options.address = parse_address(positional[1]);
@@ -183,12 +262,12 @@ CliOptions parse_arguments(const std::vector<std::string_view>& args) {
             words.fail("'" + std::string(positional[1]) + "' is not a hexadecimal address");
         }
     }
-    if (options.verb == Verb::Path) {
+    if (options.verb == Verb::Path || options.verb == Verb::ExportPath) {
         if (options.address && !options.type_name.empty()) {
             words.fail("give either --to ADDRESS or --type NAME, not both");
         }
         if (!options.address && options.type_name.empty()) {
-            words.fail("path needs --to ADDRESS or --type NAME");
+            words.fail(std::string(verb_name(options.verb)) + " needs --to ADDRESS or --type NAME");
         }
     }
     return options;

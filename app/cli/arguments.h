@@ -14,7 +14,10 @@
 
 namespace refscope::cli {
 
-enum class Verb { None, Info, Summary, Roots, Path, Referrers };
+enum class Verb {
+    None, Info, Summary, Roots, Path, Referrers,
+    Retained, Cycles, Diff, Query, ExportPath, ExportHeapsnapshot,
+};
 
 std::string_view verb_name(Verb verb);
 
@@ -29,7 +32,18 @@ struct CliOptions {
     analysis::GroupBy group_by = analysis::GroupBy::Type;
     std::optional<size_t> top;           // --top N (0 = all); verbs have their own default
     std::optional<uint64_t> address;     // path --to, referrers ADDRESS
-    std::string type_name;               // path --type
+    std::string type_name;               // path, export-path --type
+    std::optional<std::string> filter;   // summary, diff --filter EXPR; query's EXPR
+    std::string second_file;             // diff B
+    std::string third_file;              // diff --third C
+    bool force = false;                  // diff --force: skip the same-process check
+    std::string output;                  // export-* -o OUT ("" = stdout for export-path)
+    std::string format;                  // export-path --format ("" = from -o, else dot)
+    std::optional<uint32_t> paths;       // export-path --paths K
+    std::optional<uint32_t> hops;        // export-path --hops N
+    std::optional<uint32_t> max_nodes;   // export-path --max-nodes N
+    std::string cluster = "none";        // export-path --cluster module|type|cycle|none
+    bool python_types = false;           // export-heapsnapshot --python-types
 };
 
 class UsageError : public std::runtime_error {

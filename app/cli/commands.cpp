@@ -1,5 +1,13 @@
 #include "commands.h"
 
+#include <algorithm>
+#include <map>
+#include <string_view>
+
+#include "command_support.h"
+#include "filter_columns.h"
+#include "verbs.h"
+
 #include "json_output.h"
 #include "refscope/analysis/edge_labels.h"
 #include "refscope/analysis/graph_index.h"
@@ -12,71 +20,7 @@ namespace {
 
 using namespace refscope::analysis;
 
-constexpr size_t kDefaultTop = 20;
 constexpr size_t kDefaultReferrers = 50;
-
-// The index, root classes and BFS for the verbs that need them.
-struct Analysis {
-    explicit Analysis(const Snapshot& snapshot) : index(snapshot), roots(index), paths(index, roots) {}
-    GraphIndex index;
-    RootClasses roots;
-    RetentionPaths paths;
-};
-
-size_t limit_or_all(std::optional<size_t> top, size_t fallback) {
-    const size_t limit = top.value_or(fallback);
-    return limit == 0 ? SIZE_MAX : limit;
-}
-
-NodeReport node_report(const Snapshot& s, const RootClasses& roots, uint32_t node) {
-    NodeReport r;
-    r.id = node;
-    r.address = s.node_address[node];
-    r.type = std::string(type_name(s, node));
-    if (s.node_preview[node] != 0) r.preview = std::string(s.strings.view(s.node_preview[node]));
-    r.description = describe_node(s, node);
-    r.size = s.node_size[node];
-    r.refcount = s.node_refcount[node];
-    r.immortal = (s.node_flags[node] & format::kNodeImmortal) != 0;
-    r.native = (s.node_flags[node] & format::kNodeNative) != 0;
-    const SurplusBreakdown b = roots.breakdown(node);
-    if (b.counted) r.surplus = b.surplus;
-    r.unexplained = b.unexplained;
-    return r;
-}
-
-RootReport root_report(const Snapshot& s, const RootRef& root) {
-    RootReport r;
-    r.kind = std::string(root_class_name(root_class_of(root.kind)));
-    r.label = describe_root(s, root);
-    r.thread = std::string(root_thread_name(s, root));
-    r.count = root.count;
-    return r;
-}
-
-HopReport hop_report(const Snapshot& s, const RootClasses& roots, uint32_t edge, uint32_t node) {
-    HopReport hop;
-    hop.edge = describe_edge(s, edge);
-    hop.edge_kind = std::string(edge_kind_name(s.edge_kind[edge]));
-    hop.owned = (s.edge_flags[edge] & format::kEdgeOwned) != 0;
-    hop.gc_visible = (s.edge_flags[edge] & format::kEdgeGcVisible) != 0;
-    hop.node = node_report(s, roots, node);
-    return hop;
-}
-
-std::vector<HopReport> hops_along(const Snapshot& s, const RootClasses& roots,
-                                  const std::vector<uint32_t>& edges) {
-    std::vector<HopReport> hops;
-    hops.reserve(edges.size());
-    for (uint32_t e : edges) hops.push_back(hop_report(s, roots, e, s.edge_target[e]));
-    return hops;
-}
-
-uint32_t node_at(const Snapshot& s, uint64_t address) {
-    const uint32_t node = find_node_by_address(s, address);
-    if (node == kNoNode) throw LookupError("no object at address " + format_address(address));
-    return node;
-}
 
 InfoReport make_info(const std::string& file, const Snapshot& s) {
     InfoReport r;
@@ -93,11 +37,53 @@ InfoReport make_info(const std::string& file, const Snapshot& s) {
     return r;
 }
 
+// group_objects() over the selected nodes only (summary --filter): the same
+// grouping rules, module objects by their own name when grouping by module.
+std::vector<GroupTotal> group_selected(const Snapshot& s, GroupBy by,
+                                       const std::vector<uint32_t>& selected) {
+    const size_t type_count = s.types.size();
+    std::map<std::string_view, GroupTotal> groups;
+    for (uint32_t n : selected) {
+        const size_t type = std::min<size_t>(s.node_type[n], type_count);
+        std::string_view name;
+        if (type < type_count) {
+            const bool module_object = by == GroupBy::Module && s.node_preview[n] != 0 &&
+                                       s.strings.view(s.types[type].name) == "module";
+            name = module_object ? s.strings.view(s.node_preview[n])
+                                 : s.strings.view(by == GroupBy::Type ? s.types[type].name
+                                                                      : s.types[type].module);
+        }
+        if (name.empty()) name = by == GroupBy::Type ? "(unknown type)" : "(no module)";
+        GroupTotal& total = groups[name];
+        ++total.objects;
+        total.bytes += s.node_size[n];
+    }
+    std::vector<GroupTotal> result;
+    result.reserve(groups.size());
+    for (auto& [name, total] : groups) {
+        total.name = std::string(name);
+        result.push_back(std::move(total));
+    }
+    std::sort(result.begin(), result.end(), [](const GroupTotal& a, const GroupTotal& b) {
+        if (a.bytes != b.bytes) return a.bytes > b.bytes;
+        if (a.objects != b.objects) return a.objects > b.objects;
+        return a.name < b.name;
+    });
+    return result;
+}
+
 SummaryReport make_summary(const CliOptions& options, const Snapshot& s) {
     SummaryReport r;
     r.file = options.file;
     r.by = options.group_by;
-    r.groups = group_objects(s, options.group_by);
+    if (options.filter) {
+        const FilterQuery query = parse_filter_argument(*options.filter);
+        const FilterColumns columns(s, filter_needs(query));
+        r.filter = query.text;
+        r.groups = group_selected(s, options.group_by, columns.select(query));
+    } else {
+        r.groups = group_objects(s, options.group_by);
+    }
     r.group_count = r.groups.size();
     for (const GroupTotal& g : r.groups) {
         r.objects += g.objects;
@@ -215,6 +201,12 @@ void run_verb(const CliOptions& options, std::ostream& out) {
     switch (options.verb) {
         case Verb::Info: return render(options, make_info(options.file, snapshot), out);
         case Verb::Summary: return render(options, make_summary(options, snapshot), out);
+        case Verb::Retained: return run_retained(options, snapshot, out);
+        case Verb::Cycles: return run_cycles(options, snapshot, out);
+        case Verb::Query: return run_query(options, snapshot, out);
+        case Verb::Diff: return run_diff(options, snapshot, out);
+        case Verb::ExportPath: return run_export_path(options, snapshot, out);
+        case Verb::ExportHeapsnapshot: return run_export_heapsnapshot(options, snapshot, out);
         case Verb::None: return;
         default: break;
     }

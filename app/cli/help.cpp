@@ -12,13 +12,25 @@ from the command line.
 
 verbs:
   info FILE                            header and counts
-  summary FILE [--by type|module] [--top N]
+  summary FILE [--by type|module] [--top N] [--filter EXPR]
                                        objects and shallow bytes per group
   roots FILE [--top N]                 root classes, and the objects with
                                        unexplained refcount surplus
   path FILE (--to ADDRESS | --type NAME)
                                        shortest retention path from a root
   referrers FILE ADDRESS [--top N]     who holds an object, its roots and surplus
+  retained FILE [--top N]              what each object keeps alive (dominator
+                                       tree); alias: dominators
+  cycles FILE [--top N]                reference cycles and whether the garbage
+                                       collector can free them
+  diff A B [--third C] [--top N] [--filter EXPR] [--force]
+                                       what changed between two snapshots; with
+                                       a third, what was allocated and survived
+  query FILE EXPR [--top N]            objects matching a filter expression
+  export-path FILE (--to ADDRESS | --type NAME) [-o OUT] [--format F] ...
+                                       draw why an object is alive (Graphviz)
+  export-heapsnapshot FILE -o OUT [--python-types]
+                                       the heap as a Chrome .heapsnapshot
   help [VERB]                          this text, or a verb's
 
 options:
@@ -45,6 +57,8 @@ type's module.
 
   --by type|module   how to group (default: type)
   --top N            show the N largest groups (default 20, 0 = all)
+  --filter EXPR      count only the objects matching EXPR (the filter language
+                     of docs/filter-language.md, e.g. 'module:app size>1KB')
 )";
         case Verb::Roots:
             return R"(usage: refscope-cli roots FILE [--top N] [--json]
@@ -80,6 +94,92 @@ and kind, the root records that hold it, and its refcount arithmetic (owned
 references, surplus explained per root class, unexplained surplus).
 
   --top N   list at most N referrers (default 50, 0 = all)
+)";
+        case Verb::Retained:
+            return R"(usage: refscope-cli retained FILE [--top N] [--json]
+       refscope-cli dominators FILE [--top N] [--json]
+
+What each object keeps alive: its retained size is the shallow size of every
+object that all retaining paths from the roots reach only through it (the
+dominator tree over owned, non-weak references). Objects held only by
+unexplained surplus (C/C++ code or a leak) hang under "unexplained holders",
+so what a leak retains is counted too. Lists the objects with the largest
+retained size, each with its immediate dominator ("roots" when no single
+object dominates it). Nested rows are expected: a module and its __dict__
+retain the same objects.
+
+  --top N   list at most N objects (default 20, 0 = all)
+)";
+        case Verb::Cycles:
+            return R"(usage: refscope-cli cycles FILE [--top N] [--json]
+
+Reference cycles (strongly connected components of owned, non-weak
+references) and their fate: alive (reachable from the roots), held from
+outside (a member has unexplained surplus), invisible edge (an owned
+reference inside the cycle that tp_traverse does not report: the collector
+cannot see the cycle), held by leak, or collectable garbage. Uncollectable
+cycles come first, most bytes first, each with the reason in one sentence.
+
+  --top N   list at most N cycles (default 20, 0 = all)
+)";
+        case Verb::Diff:
+            return R"(usage: refscope-cli diff A B [--third C] [--top N] [--filter EXPR] [--force] [--json]
+
+What changed from snapshot A to the later snapshot B of the same process:
+totals, per-type growth (largest first) and the largest new objects. An
+object of A and one of B are the same when address and type name match.
+With --third C, the three-snapshot technique: the objects allocated between
+A and B that are still alive in C, grouped by type (the likely leaks).
+
+  --third C       a third, later snapshot: report survivors
+  --top N         at most N types and objects (default 20, 0 = all)
+  --filter EXPR   list only the new objects (or survivors) matching EXPR;
+                  the flag 'new' is true for them
+  --force         diff even if the snapshots are not of one process, in order
+
+Different processes or the wrong order: exit status 1.
+)";
+        case Verb::Query:
+            return R"(usage: refscope-cli query FILE EXPR [--top N] [--json]
+
+The objects matching a filter expression (docs/filter-language.md), e.g.
+  refscope-cli query heap.rscope 'type:app.* size>1KB unreachable'
+  refscope-cli query heap.rscope 'retained>1MB -tracked'
+Prints how many match and their shallow bytes, then the largest matches.
+Only the analyses the expression needs are run (retained: the dominator
+tree; cycle: the cycle search). A malformed expression exits with status 2
+and names the column.
+
+  --top N   list at most N objects (default 20, 0 = all)
+)";
+        case Verb::ExportPath:
+            return R"(usage: refscope-cli export-path FILE (--to ADDRESS | --type NAME) [-o OUT]
+           [--format png|svg|pdf|dot] [--paths K] [--hops N] [--max-nodes N]
+           [--cluster module|type|cycle|none] [--json]
+
+Draws why an object is alive: its retention paths from the roots (or the
+chain from the holder with unexplained surplus when it has none) and its
+neighbourhood, rendered with Graphviz. With --type, the three most telling
+instances of NAME (no path first, then unexplained surplus, then farthest).
+
+  -o OUT          write OUT (atomically); without it, write to standard output
+  --format F      png, svg, pdf or dot (default: from OUT's extension, else dot);
+                  PNG and PDF are not written to a terminal
+  --paths K       retention paths per target (default 1)
+  --hops N        neighbourhood radius around the targets (default 1)
+  --max-nodes N   at most N boxes (default 300); paths are always drawn whole
+  --cluster C     frame nodes by module, type or cycle (default none)
+  --json          report on the written file (needs -o)
+)";
+        case Verb::ExportHeapsnapshot:
+            return R"(usage: refscope-cli export-heapsnapshot FILE -o OUT [--python-types] [--json]
+
+Writes the heap as a V8 heap snapshot (docs/heapsnapshot.md), to open in
+Chrome DevTools (Memory > Load profile) or memlab. OUT is written atomically.
+
+  -o OUT           the .heapsnapshot file to write (required)
+  --python-types   every object as an "object" node named by its Python type
+                   (DevTools' Summary then has one row per Python type)
 )";
     }
     return "";

@@ -7,23 +7,8 @@
 namespace refscope::cli {
 namespace {
 
-using analysis::format_address;
 
-void write_node(JsonWriter& json, const NodeReport& node) {
-    json.begin_object();
-    json.field("id", node.id);
-    json.field("address", format_address(node.address));
-    json.field("type", node.type);
-    json.field("preview", node.preview);
-    json.field("description", node.description);
-    json.field("size", node.size);
-    json.field("refcount", node.refcount);
-    json.field("surplus", node.surplus);
-    json.field("unexplained", node.unexplained);
-    json.field("immortal", node.immortal);
-    json.field("native", node.native);
-    json.end_object();
-}
+using analysis::format_address;
 
 void write_root(JsonWriter& json, const RootReport& root, const NodeReport* node) {
     json.begin_object();
@@ -71,6 +56,22 @@ void begin_report(JsonWriter& json, std::string_view verb, const std::string& fi
 }
 
 }  // namespace
+
+void write_node(JsonWriter& json, const NodeReport& node) {
+    json.begin_object();
+    json.field("id", node.id);
+    json.field("address", format_address(node.address));
+    json.field("type", node.type);
+    json.field("preview", node.preview);
+    json.field("description", node.description);
+    json.field("size", node.size);
+    json.field("refcount", node.refcount);
+    json.field("surplus", node.surplus);
+    json.field("unexplained", node.unexplained);
+    json.field("immortal", node.immortal);
+    json.field("native", node.native);
+    json.end_object();
+}
 
 void write_json(const InfoReport& r, std::ostream& out) {
     const Snapshot& s = *r.snapshot;
@@ -130,6 +131,7 @@ void write_json(const SummaryReport& r, std::ostream& out) {
     JsonWriter json(out);
     begin_report(json, "summary", r.file);
     json.field("by", r.by == analysis::GroupBy::Type ? "type" : "module");
+    json.field("filter", r.filter);
     json.field("objects", r.objects);
     json.field("bytes", r.bytes);
     json.field("group_count", r.group_count);

@@ -4,9 +4,13 @@
 
 #include <ostream>
 
+#include "json_writer.h"
 #include "reports.h"
 
 namespace refscope::cli {
+
+// One object of a report as a JSON object (the shape docs/cli.md calls "node").
+void write_node(JsonWriter& json, const NodeReport& node);
 
 void write_json(const InfoReport& report, std::ostream& out);
 void write_json(const SummaryReport& report, std::ostream& out);

@@ -11,8 +11,12 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "filter_columns.h"
 #include "help.h"
+#include "refscope/analysis/snapshot_diff.h"
+#include "refscope/export/heapsnapshot.h"
 #include "refscope/format/snapshot_io.h"
+#include "refscope/graphviz/graph_render.h"
 
 namespace {
 
@@ -63,6 +67,17 @@ int main(int argc, char** argv) {
         std::cout.flush();
         if (!std::cout) return fail(kExitFailure, "cannot write the output");
         return 0;
+    } catch (const UsageError& e) {  // found out late: e.g. PNG to a terminal
+        return fail(kExitUsage, std::string(e.what()) + " (see 'refscope-cli " +
+                                    std::string(verb_name(e.verb())) + " --help')");
+    } catch (const FilterUsageError& e) {
+        return fail(kExitUsage, e.what());
+    } catch (const refscope::analysis::SnapshotMismatchError& e) {
+        return fail(kExitFailure, std::string(e.what()) + " (--force diffs them anyway)");
+    } catch (const refscope::graphviz::GraphvizError& e) {
+        return fail(kExitFailure, e.what());
+    } catch (const refscope::exporting::HeapsnapshotError& e) {
+        return fail(kExitFailure, e.what());
     } catch (const refscope::format::ReadError& e) {
         return fail(kExitFailure, with_file(options.file, e.what()));
     } catch (const LookupError& e) {

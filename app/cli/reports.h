@@ -54,6 +54,7 @@ struct InfoReport {
 struct SummaryReport {
     std::string file;
     analysis::GroupBy by = analysis::GroupBy::Type;
+    std::optional<std::string> filter;  // --filter: only the matching objects are counted
     uint64_t objects = 0, bytes = 0;
     uint64_t group_count = 0;                  // all groups
     std::vector<analysis::GroupTotal> groups;  // the shown ones

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "formatting.h"
+#include "text_table.h"
 #include "refscope/analysis/edge_labels.h"
 
 namespace refscope::cli {
@@ -13,37 +14,6 @@ using analysis::format_address;
 using analysis::quote_text;
 
 constexpr std::string_view kArrow = " \u2192 ";
-
-// Columns sized to their widest cell; the last column is not padded.
-// Cells are measured in bytes, which is close enough for ASCII-heavy labels.
-class Table {
-public:
-    explicit Table(std::vector<bool> right_aligned) : right_(std::move(right_aligned)) {}
-    void row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
-    void print(std::ostream& out, std::string_view indent = "  ") const {
-        std::vector<size_t> width(right_.size(), 0);
-        for (const auto& cells : rows_) {
-            for (size_t c = 0; c < cells.size(); ++c) width[c] = std::max(width[c], cells[c].size());
-        }
-        for (const auto& cells : rows_) {
-            std::string line(indent);
-            for (size_t c = 0; c < cells.size(); ++c) {
-                const size_t pad = width[c] - cells[c].size();
-                const bool last = c + 1 == cells.size();
-                if (c > 0) line += "  ";
-                if (right_[c]) line.append(pad, ' ');
-                line += cells[c];
-                if (!right_[c] && !last) line.append(pad, ' ');
-            }
-            while (!line.empty() && line.back() == ' ') line.pop_back();
-            out << line << '\n';
-        }
-    }
-
-private:
-    std::vector<bool> right_;
-    std::vector<std::vector<std::string>> rows_;
-};
 
 std::string plural(uint64_t count, std::string_view one, std::string_view many) {
     return with_commas(static_cast<int64_t>(count)) + " " + std::string(count == 1 ? one : many);
@@ -152,6 +122,7 @@ void write_text(const SummaryReport& r, std::ostream& out) {
     out << "by " << by << ": " << plural(r.objects, "object", "objects") << ", "
         << with_commas(static_cast<int64_t>(r.bytes)) << " bytes shallow (" << human_bytes(r.bytes)
         << ")";
+    if (r.filter) out << " matching " << *r.filter;
     if (r.groups.size() < r.group_count) {
         out << ", largest " << r.groups.size() << " of " << r.group_count << " groups";
     }

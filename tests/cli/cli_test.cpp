@@ -63,11 +63,24 @@ protected:
             .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size() / 2));
         garbage_ = (*dir_ / "garbage.rscope").string();
         std::ofstream(garbage_) << "this is not a snapshot\n";
+
+        // One process, three snapshots: 2, then 4, then 3 cached app.Leaky;
+        // and a snapshot of another process.
+        app_ = new testing::AppHeap(testing::make_app_heap(1, 2));
+        const uint32_t counts[] = {2, 4, 3};
+        for (int i = 0; i < 3; ++i) {
+            app_files_[i] = (*dir_ / ("app" + std::to_string(i + 1) + ".rscope")).string();
+            format::write_snapshot_file(testing::make_app_heap(static_cast<uint64_t>(i + 1), counts[i]).snapshot,
+                                        app_files_[i]);
+        }
+        other_ = (*dir_ / "other.rscope").string();
+        format::write_snapshot_file(testing::make_app_heap(4, 5, 999).snapshot, other_);
     }
     static void TearDownTestSuite() {
         fs::remove_all(*dir_);
         delete dir_;
         delete heap_;
+        delete app_;
     }
 
     static CliRun run(std::vector<std::string> args) {
@@ -121,14 +134,34 @@ protected:
         EXPECT_NE(r.err.find(contains), std::string::npos) << r.err;
     }
 
+    // A python3 statement run on the parsed JSON output `r` (a dict), e.g.
+    // "assert r['objects'] == 3, r" (skipped without python3).
+    static void check_json(const CliRun& r, const std::string& statement) {
+        if (g_python.empty()) return;
+        const fs::path file = *dir_ / "checked.json";
+        const fs::path script = *dir_ / "check.py";
+        std::ofstream(file) << r.out;
+        std::ofstream(script) << "import json, sys\nr = json.load(open(sys.argv[1]))\n" << statement << "\n";
+        const std::string command = g_python + " " + script.string() + " " + file.string();
+        EXPECT_EQ(std::system(command.c_str()), 0) << statement << "\n" << r.out;
+    }
+
+    static std::string app_address(uint32_t node) {
+        return format_address(testing::SnapshotBuilder::address_of(node));
+    }
+
     static fs::path* dir_;
     static DemoHeap* heap_;
-    static std::string demo_, truncated_, garbage_;
+    static testing::AppHeap* app_;  // as in app_files_[0]
+    static std::string demo_, truncated_, garbage_, other_;
+    static std::string app_files_[3];
 };
 
 fs::path* CliTest::dir_ = nullptr;
 DemoHeap* CliTest::heap_ = nullptr;
-std::string CliTest::demo_, CliTest::truncated_, CliTest::garbage_;
+testing::AppHeap* CliTest::app_ = nullptr;
+std::string CliTest::demo_, CliTest::truncated_, CliTest::garbage_, CliTest::other_;
+std::string CliTest::app_files_[3];
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -288,7 +321,8 @@ TEST_F(CliTest, HelpGoesToStdout) {
     CliRun r = run({"--help"});
     EXPECT_EQ(r.status, 0);
     EXPECT_TRUE(r.out.starts_with("usage: refscope-cli")) << r.out;
-    for (const char* verb : {"info", "summary", "roots", "path", "referrers"}) {
+    for (const char* verb : {"info", "summary", "roots", "path", "referrers", "retained", "cycles",
+                             "diff", "query", "export-path", "export-heapsnapshot"}) {
         r = run({verb, "--help"});
         EXPECT_EQ(r.status, 0);
         EXPECT_TRUE(r.out.starts_with(std::string("usage: refscope-cli ") + verb)) << r.out;
@@ -330,6 +364,8 @@ TEST_F(CliTest, UnknownAddressOrType) {
     expect_one_error_line(run({"path", demo_, "--type", "app.Missing"}), 1,
                           "no objects of type 'app.Missing'");
 }
+
+#include "cli_analysis_tests.inc"
 
 }  // namespace
 }  // namespace refscope

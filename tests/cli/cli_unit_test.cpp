@@ -42,6 +42,40 @@ TEST(Arguments, UsageErrorsNameTheVerb) {
     EXPECT_THROW(parse({"help", "nope"}), UsageError);
 }
 
+TEST(Arguments, AnalysisAndExportVerbs) {
+    CliOptions o = parse({"dominators", "f", "--top", "3"});
+    EXPECT_EQ(o.verb, Verb::Retained);
+    EXPECT_EQ(o.top, 3u);
+    o = parse({"diff", "a", "b", "--third=c", "--force", "--filter", "type:x new"});
+    EXPECT_EQ(o.verb, Verb::Diff);
+    EXPECT_EQ(o.file, "a");
+    EXPECT_EQ(o.second_file, "b");
+    EXPECT_EQ(o.third_file, "c");
+    EXPECT_TRUE(o.force);
+    EXPECT_EQ(o.filter, "type:x new");
+    // query's expression may look like an option when it is a negated term.
+    o = parse({"query", "f", "-tracked", "--top", "2"});
+    EXPECT_EQ(o.filter, "-tracked");
+    EXPECT_EQ(o.top, 2u);
+    o = parse({"export-path", "f", "--type", "app.Leaky", "-o", "g.svg", "--paths", "3", "--hops=0",
+               "--max-nodes", "40", "--cluster", "cycle"});
+    EXPECT_EQ(o.output, "g.svg");
+    EXPECT_EQ(o.paths, 3u);
+    EXPECT_EQ(o.hops, 0u);
+    EXPECT_EQ(o.max_nodes, 40u);
+    EXPECT_EQ(o.cluster, "cycle");
+    o = parse({"export-heapsnapshot", "f", "--output", "h.heapsnapshot", "--python-types"});
+    EXPECT_TRUE(o.python_types);
+
+    EXPECT_THROW(parse({"export-heapsnapshot", "f"}), UsageError);             // no -o
+    EXPECT_THROW(parse({"export-path", "f", "--type", "t", "--max-nodes", "0"}), UsageError);
+    EXPECT_THROW(parse({"export-path", "f", "--type", "t", "--cluster", "x"}), UsageError);
+    EXPECT_THROW(parse({"diff", "a"}), UsageError);
+    EXPECT_THROW(parse({"diff", "a", "b", "c"}), UsageError);
+    EXPECT_THROW(parse({"retained", "f", "--filter", "x"}), UsageError);
+    EXPECT_THROW(parse({"diff", "a", "b", "--force=yes"}), UsageError);
+}
+
 TEST(Arguments, Addresses) {
     EXPECT_EQ(parse_address("0x0"), 0u);
     EXPECT_EQ(parse_address("ffffffffffffffff"), 0xffffffffffffffffull);

@@ -4,6 +4,9 @@
 // refcount. Ids are fixed so that tests can name the objects.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "snapshot_builder.h"
 
 namespace refscope::testing {
@@ -74,6 +77,64 @@ inline DemoHeap make_demo_heap() {
     s.header.walk_ns = 1'234'000;
     d.snapshot = b.build();
     return d;
+}
+
+// The app heap for the analysis verbs (retained, cycles, diff, query,
+// exports): module app with a dict cache of `leaky_count` app.Leaky objects
+// (each under a key "k<i>"), a function whose __globals__ closes an alive
+// cycle, one app.Leaky leaked by C code (unexplained surplus) holding a list,
+// and an unreachable pair fixture.Wrapper ⇄ fixture.Value whose
+// Wrapper → Value reference (.value) is owned but not reported by
+// tp_traverse: the nanobind `w.value = w` cycle the collector cannot see.
+// The cache's entries come last, so snapshots with different counts share
+// every other address (a later snapshot of the same process).
+struct AppHeap {
+    Snapshot snapshot;
+    uint32_t sys_modules, app_module, module_dict, cache, function, leaked, leaked_list, wrapper,
+        value;
+    std::vector<uint32_t> leaky;  // the cache's values
+};
+
+inline AppHeap make_app_heap(uint64_t sequence, uint32_t leaky_count, int64_t pid = 4242) {
+    using format::EdgeKind;
+    using format::RootKind;
+    SnapshotBuilder b;
+    AppHeap h;
+    h.sys_modules = b.node("dict", 1, "len 1", 232);                   // 232
+    const uint32_t app_key = b.str("app");                             // 52
+    h.app_module = b.node("module", 1, "app", 72);                     // 72
+    h.module_dict = b.node("dict", 2, "len 2", 360);                   // 360
+    const uint32_t cache_key = b.str("cache");                         // 54
+    h.cache = b.node("dict", 1, "len " + std::to_string(leaky_count), 232);
+    const uint32_t f_key = b.str("f");                                 // 50
+    h.function = b.node("function", 1, "app.f", 160);                  // 160
+    h.leaked = b.node("app.Leaky", 1, {}, 48, format::kNodeGcTracked, "app");
+    h.leaked_list = b.node("list", 1, "len 0", 100);
+    h.wrapper = b.node("fixture.Wrapper", 1, {}, 64, format::kNodeGcTracked, "fixture");
+    h.value = b.node("fixture.Value", 1, {}, 40, format::kNodeGcTracked, "fixture");
+    b.dict_item(h.sys_modules, app_key, h.app_module);
+    b.edge(h.app_module, h.module_dict, EdgeKind::Field, b.string_id("__dict__"));
+    b.dict_item(h.module_dict, cache_key, h.cache);
+    b.dict_item(h.module_dict, f_key, h.function);
+    b.edge(h.function, h.module_dict, EdgeKind::Field, b.string_id("__globals__"));
+    b.edge(h.leaked, h.leaked_list, EdgeKind::Slot, b.string_id("items"));
+    b.edge(h.wrapper, h.value, EdgeKind::Slot, b.string_id("value"), format::kEdgeOwned);
+    b.edge(h.value, h.wrapper, EdgeKind::Field, b.string_id("owner"));
+    for (uint32_t i = 0; i < leaky_count; ++i) {
+        const uint32_t key = b.str("k" + std::to_string(i));          // 51
+        h.leaky.push_back(b.node("app.Leaky", 1, {}, 48, format::kNodeGcTracked, "app"));
+        b.dict_item(h.cache, key, h.leaky.back());
+    }
+    b.root(h.sys_modules, RootKind::Interpreter, "sys.modules", 1);
+
+    Snapshot& s = b.snapshot();
+    s.header.pid = pid;
+    s.header.executable = "/usr/bin/python3";
+    s.header.argv = {"app.py"};
+    s.header.time_unix_ns = 1'700'000'000'000'000'000 + static_cast<int64_t>(sequence) * 1'000'000'000;
+    s.header.sequence = sequence;
+    h.snapshot = b.build();
+    return h;
 }
 
 }  // namespace refscope::testing
