@@ -9,7 +9,7 @@ namespace {
 Verb verb_from_name(std::string_view name) {
     for (Verb verb : {Verb::Info, Verb::Summary, Verb::Roots, Verb::Path, Verb::Referrers,
                       Verb::Retained, Verb::Cycles, Verb::Diff, Verb::Query, Verb::ExportPath,
-                      Verb::ExportHeapsnapshot}) {
+                      Verb::ExportHeapsnapshot, Verb::Suspects}) {
         if (verb_name(verb) == name) return verb;
     }
     if (name == "dominators") return Verb::Retained;  // the analysis' own name
@@ -55,7 +55,7 @@ private:
 bool takes_value(std::string_view option) {
     for (std::string_view o : {"--by", "--top", "--to", "--type", "--filter", "--third", "-o",
                                "--output", "--format", "--paths", "--hops", "--max-nodes",
-                               "--cluster"}) {
+                               "--cluster", "--baseline"}) {
         if (option == o) return true;
     }
     return false;
@@ -83,6 +83,7 @@ bool allowed(Verb verb, std::string_view option) {
             return is_one_of(option, {"--to", "--type", "--format", "-o", "--output", "--paths",
                                       "--hops", "--max-nodes", "--cluster"});
         case Verb::ExportHeapsnapshot: return is_one_of(option, {"-o", "--output", "--python-types"});
+        case Verb::Suspects: return is_one_of(option, {"--baseline", "--third", "--top"});
         default: return false;
     }
 }
@@ -103,6 +104,7 @@ std::string_view verb_name(Verb verb) {
         case Verb::Query: return "query";
         case Verb::ExportPath: return "export-path";
         case Verb::ExportHeapsnapshot: return "export-heapsnapshot";
+        case Verb::Suspects: return "suspects";
     }
     return "";
 }
@@ -206,6 +208,9 @@ CliOptions parse_arguments(const std::vector<std::string_view>& args) {
             options.type_name = std::string(value);
         } else if (word == "--filter") {
             options.filter = std::string(value);
+        } else if (word == "--baseline") {
+            if (value.empty()) words.fail("--baseline needs a snapshot file");
+            options.baseline_file = std::string(value);
         } else if (word == "--third") {
             if (value.empty()) words.fail("--third needs a snapshot file");
             options.third_file = std::string(value);
@@ -251,6 +256,9 @@ CliOptions parse_arguments(const std::vector<std::string_view>& args) {
     if (options.verb == Verb::Query) {
         if (positional.size() < 2) words.fail("no filter expression given");
         options.filter = std::string(positional[1]);
+    }
+    if (options.verb == Verb::Suspects && !options.third_file.empty() && options.baseline_file.empty()) {
+        words.fail("--third needs --baseline (snapshots: baseline, FILE, third)");
     }
     if (options.verb == Verb::ExportHeapsnapshot && options.output.empty()) {
         words.fail("export-heapsnapshot needs -o OUT");

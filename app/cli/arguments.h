@@ -16,7 +16,7 @@ namespace refscope::cli {
 
 enum class Verb {
     None, Info, Summary, Roots, Path, Referrers,
-    Retained, Cycles, Diff, Query, ExportPath, ExportHeapsnapshot,
+    Retained, Cycles, Diff, Query, ExportPath, ExportHeapsnapshot, Suspects,
 };
 
 std::string_view verb_name(Verb verb);
@@ -35,7 +35,8 @@ struct CliOptions {
     std::string type_name;               // path, export-path --type
     std::optional<std::string> filter;   // summary, diff --filter EXPR; query's EXPR
     std::string second_file;             // diff B
-    std::string third_file;              // diff --third C
+    std::string third_file;              // diff, suspects --third C
+    std::string baseline_file;           // suspects --baseline A
     bool force = false;                  // diff --force: skip the same-process check
     std::string output;                  // export-* -o OUT ("" = stdout for export-path)
     std::string format;                  // export-path --format ("" = from -o, else dot)

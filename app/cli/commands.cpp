@@ -6,14 +6,12 @@
 
 #include "command_support.h"
 #include "filter_columns.h"
-#include "verbs.h"
-
 #include "json_output.h"
 #include "refscope/analysis/edge_labels.h"
-#include "refscope/analysis/graph_index.h"
 #include "refscope/format/snapshot_io.h"
 #include "reports.h"
 #include "text_output.h"
+#include "verbs.h"
 
 namespace refscope::cli {
 namespace {
@@ -207,6 +205,7 @@ void run_verb(const CliOptions& options, std::ostream& out) {
         case Verb::Diff: return run_diff(options, snapshot, out);
         case Verb::ExportPath: return run_export_path(options, snapshot, out);
         case Verb::ExportHeapsnapshot: return run_export_heapsnapshot(options, snapshot, out);
+        case Verb::Suspects: return run_suspects(options, snapshot, out);
         case Verb::None: return;
         default: break;
     }

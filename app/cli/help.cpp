@@ -27,6 +27,8 @@ verbs:
                                        what changed between two snapshots; with
                                        a third, what was allocated and survived
   query FILE EXPR [--top N]            objects matching a filter expression
+  suspects FILE [--baseline A [--third C]] [--top N]
+                                       what is leaking: types ranked by evidence
   export-path FILE (--to ADDRESS | --type NAME) [-o OUT] [--format F] ...
                                        draw why an object is alive (Graphviz)
   export-heapsnapshot FILE -o OUT [--python-types]
@@ -170,6 +172,22 @@ instances of NAME (no path first, then unexplained surplus, then farthest).
   --max-nodes N   at most N boxes (default 300); paths are always drawn whole
   --cluster C     frame nodes by module, type or cycle (default none)
   --json          report on the written file (needs -o)
+)";
+        case Verb::Suspects:
+            return R"(usage: refscope-cli suspects FILE [--baseline A [--third C]] [--top N] [--json]
+
+What is leaking? One row per type, ranked, with every kind of evidence
+against its objects in plain words: unexplained surplus, unreachable (and
+the holder keeping them), members of uncollectable cycles, growth since a
+baseline, survivors of the three-snapshot technique, large retained size.
+Rows that are probably the interpreter's own C statics, or only large, are
+"low" confidence and come last (docs/leak-suspects.md).
+
+  --baseline A   an earlier snapshot of the same process: adds growth
+  --third C      with --baseline: A, FILE, C are snapshots 1, 2, 3; the
+                 objects allocated between A and FILE and alive in C are
+                 survivors, and C is the snapshot analysed
+  --top N        at most N rows (default 20, 0 = all)
 )";
         case Verb::ExportHeapsnapshot:
             return R"(usage: refscope-cli export-heapsnapshot FILE -o OUT [--python-types] [--json]

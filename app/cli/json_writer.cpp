@@ -1,5 +1,6 @@
 #include "json_writer.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "refscope/analysis/edge_labels.h"
@@ -106,6 +107,14 @@ void JsonWriter::value(std::string_view text) {
 void JsonWriter::value(bool flag) {
     before_value();
     out_ << (flag ? "true" : "false");
+}
+
+void JsonWriter::value(double number) {
+    if (!std::isfinite(number)) return null();  // JSON has no NaN or infinity
+    char text[32];
+    std::snprintf(text, sizeof text, "%.10g", number);
+    before_value();
+    out_ << text;
 }
 
 void JsonWriter::null() {

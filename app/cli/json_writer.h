@@ -33,6 +33,7 @@ public:
     void value(const char* text) { value(std::string_view(text)); }
     void value(const std::string& text) { value(std::string_view(text)); }
     void value(bool flag);
+    void value(double number);  // %.10g; null for NaN and infinities
     void null();
     template <std::integral T>
         requires(!std::same_as<T, bool>)

@@ -33,9 +33,14 @@ int fail(int status, std::string message) {
     return status;
 }
 
-// The reader's message, naming the file unless it already does.
-std::string with_file(const std::string& file, const std::string& message) {
-    return message.find(file) != std::string::npos ? message : file + ": " + message;
+// The reader's message, naming the file unless it already names one of the
+// files given (diff and suspects read several; the verb names the others).
+std::string with_file(const refscope::cli::CliOptions& options, const std::string& message) {
+    for (const std::string* file : {&options.file, &options.second_file, &options.third_file,
+                                    &options.baseline_file}) {
+        if (!file->empty() && message.find(*file) != std::string::npos) return message;
+    }
+    return options.file + ": " + message;
 }
 
 }  // namespace
@@ -79,7 +84,7 @@ int main(int argc, char** argv) {
     } catch (const refscope::exporting::HeapsnapshotError& e) {
         return fail(kExitFailure, e.what());
     } catch (const refscope::format::ReadError& e) {
-        return fail(kExitFailure, with_file(options.file, e.what()));
+        return fail(kExitFailure, with_file(options, e.what()));
     } catch (const LookupError& e) {
         return fail(kExitFailure, options.file + ": " + e.what());
     } catch (const std::invalid_argument& e) {

@@ -73,6 +73,12 @@ protected:
             format::write_snapshot_file(testing::make_app_heap(static_cast<uint64_t>(i + 1), counts[i]).snapshot,
                                         app_files_[i]);
         }
+        // Growth above the suspects' thresholds (10 objects): 2, 22, 12.
+        for (int i = 0; i < 2; ++i) {
+            grown_files_[i] = (*dir_ / ("grown" + std::to_string(i + 2) + ".rscope")).string();
+            format::write_snapshot_file(
+                testing::make_app_heap(static_cast<uint64_t>(i + 2), i == 0 ? 22 : 12).snapshot, grown_files_[i]);
+        }
         other_ = (*dir_ / "other.rscope").string();
         format::write_snapshot_file(testing::make_app_heap(4, 5, 999).snapshot, other_);
     }
@@ -155,6 +161,7 @@ protected:
     static testing::AppHeap* app_;  // as in app_files_[0]
     static std::string demo_, truncated_, garbage_, other_;
     static std::string app_files_[3];
+    static std::string grown_files_[2];  // snapshots 2 and 3 after app_files_[0]
 };
 
 fs::path* CliTest::dir_ = nullptr;
@@ -162,6 +169,7 @@ DemoHeap* CliTest::heap_ = nullptr;
 testing::AppHeap* CliTest::app_ = nullptr;
 std::string CliTest::demo_, CliTest::truncated_, CliTest::garbage_, CliTest::other_;
 std::string CliTest::app_files_[3];
+std::string CliTest::grown_files_[2];
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -322,7 +330,7 @@ TEST_F(CliTest, HelpGoesToStdout) {
     EXPECT_EQ(r.status, 0);
     EXPECT_TRUE(r.out.starts_with("usage: refscope-cli")) << r.out;
     for (const char* verb : {"info", "summary", "roots", "path", "referrers", "retained", "cycles",
-                             "diff", "query", "export-path", "export-heapsnapshot"}) {
+                             "diff", "query", "suspects", "export-path", "export-heapsnapshot"}) {
         r = run({verb, "--help"});
         EXPECT_EQ(r.status, 0);
         EXPECT_TRUE(r.out.starts_with(std::string("usage: refscope-cli ") + verb)) << r.out;

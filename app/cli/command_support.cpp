@@ -1,0 +1,81 @@
+#include "command_support.h"
+
+#include "commands.h"
+#include "refscope/analysis/edge_labels.h"
+#include "refscope/format/snapshot_io.h"
+
+namespace refscope::cli {
+
+using namespace refscope::analysis;
+
+Snapshot read_other_snapshot(const std::string& path) {
+    try {
+        return format::read_snapshot_file(path);
+    } catch (const format::ReadError& e) {
+        const std::string message = e.what();
+        if (message.find(path) != std::string::npos) throw;
+        throw format::ReadError(e.code(), path + ": " + message);
+    }
+}
+
+size_t limit_or_all(std::optional<size_t> top, size_t fallback) {
+    const size_t limit = top.value_or(fallback);
+    return limit == 0 ? SIZE_MAX : limit;
+}
+
+NodeReport node_report(const Snapshot& s, const RootClasses& roots, uint32_t node) {
+    NodeReport r = plain_node_report(s, node);
+    const SurplusBreakdown b = roots.breakdown(node);
+    if (b.counted) r.surplus = b.surplus;
+    r.unexplained = b.unexplained;
+    return r;
+}
+
+NodeReport plain_node_report(const Snapshot& s, uint32_t node) {
+    NodeReport r;
+    r.id = node;
+    r.address = s.node_address[node];
+    r.type = std::string(type_name(s, node));
+    if (s.node_preview[node] != 0) r.preview = std::string(s.strings.view(s.node_preview[node]));
+    r.description = describe_node(s, node);
+    r.size = s.node_size[node];
+    r.refcount = s.node_refcount[node];
+    r.immortal = (s.node_flags[node] & format::kNodeImmortal) != 0;
+    r.native = (s.node_flags[node] & format::kNodeNative) != 0;
+    return r;
+}
+
+RootReport root_report(const Snapshot& s, const RootRef& root) {
+    RootReport r;
+    r.kind = std::string(root_class_name(root_class_of(root.kind)));
+    r.label = describe_root(s, root);
+    r.thread = std::string(root_thread_name(s, root));
+    r.count = root.count;
+    return r;
+}
+
+HopReport hop_report(const Snapshot& s, const RootClasses& roots, uint32_t edge, uint32_t node) {
+    HopReport hop;
+    hop.edge = describe_edge(s, edge);
+    hop.edge_kind = std::string(edge_kind_name(s.edge_kind[edge]));
+    hop.owned = (s.edge_flags[edge] & format::kEdgeOwned) != 0;
+    hop.gc_visible = (s.edge_flags[edge] & format::kEdgeGcVisible) != 0;
+    hop.node = node_report(s, roots, node);
+    return hop;
+}
+
+std::vector<HopReport> hops_along(const Snapshot& s, const RootClasses& roots,
+                                  const std::vector<uint32_t>& edges) {
+    std::vector<HopReport> hops;
+    hops.reserve(edges.size());
+    for (uint32_t e : edges) hops.push_back(hop_report(s, roots, e, s.edge_target[e]));
+    return hops;
+}
+
+uint32_t node_at(const Snapshot& s, uint64_t address) {
+    const uint32_t node = find_node_by_address(s, address);
+    if (node == kNoNode) throw LookupError("no object at address " + format_address(address));
+    return node;
+}
+
+}  // namespace refscope::cli
