@@ -57,6 +57,30 @@ void add_attribute(PyObject* name, PyObject* value, void* context) {
 }
 
 // Attributes of instances of Python classes.
+// Object members (__slots__ of classes, T_OBJECT/T_OBJECT_EX members of C
+// types) of every type in the base chain: tp_members is not inherited, each
+// class lists its own. They are strong references, so they are Owned; they
+// are GcVisible only if tp_traverse reports them. A C type that declares a
+// member but does not traverse it (nanobind's Wrapper holding `value`)
+// therefore shows an owned edge the garbage collector cannot see, which is
+// what makes such a cycle uncollectable.
+// Static types of a kind with its own labeller (functions, descriptors...)
+// are skipped: their labeller names those members already, and labelling a
+// reference twice would count it twice.
+void label_members(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
+    for (PyTypeObject* t = Py_TYPE(op); t != nullptr; t = t->tp_base) {
+        const bool heap = (t->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0;
+        if (!heap && facts.kind != ObjectKind::Other) break;
+        if (t->tp_members == nullptr) continue;
+        for (PyMemberDef* m = t->tp_members; m->name != nullptr; ++m) {
+            if (!compat::member_holds_object(m->type)) continue;
+            PyObject* value = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(op) + m->offset);
+            if (value != nullptr)
+                c.add(value, EdgeKind::Slot, c.walker().literal(m->name), EdgeMode::Owned);
+        }
+    }
+}
+
 void label_instance(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
     PyTypeObject* tp = Py_TYPE(op);
     // Instances of heap types own a reference to their type
@@ -75,17 +99,7 @@ void label_instance(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
         if (slot != nullptr) c.field(*slot, "__dict__", EdgeMode::Owned);
     }
 
-    // __slots__: T_OBJECT_EX members of every heap type in the base chain
-    // (tp_members is not inherited, each class lists its own slots).
-    for (PyTypeObject* t = tp; t != nullptr && (t->tp_flags & Py_TPFLAGS_HEAPTYPE); t = t->tp_base) {
-        if (t->tp_members == nullptr) continue;
-        for (PyMemberDef* m = t->tp_members; m->name != nullptr; ++m) {
-            if (!compat::member_holds_object(m->type)) continue;
-            PyObject* value = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(op) + m->offset);
-            if (value != nullptr)
-                c.add(value, EdgeKind::Slot, c.walker().literal(m->name), EdgeMode::Traversed);
-        }
-    }
+    if (facts.object_members) label_members(op, facts, c);
 }
 
 }  // namespace
@@ -106,6 +120,7 @@ void label_edges(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
     default: label_runtime_object(op, facts, c); break;
     }
     if (facts.heap) label_instance(op, facts, c);
+    else if (facts.kind == ObjectKind::Other && facts.object_members) label_members(op, facts, c);
 }
 
 }  // namespace refscope::probe

@@ -1,6 +1,8 @@
 // classify_type (see object_kinds.h).
 #include "object_kinds.h"
 
+#include "compat.h"
+
 #include <frameobject.h>
 
 namespace refscope::probe {
@@ -41,6 +43,14 @@ TypeFacts classify_type(PyTypeObject* tp) {
     else if (tp == &PyMethodDescr_Type || tp == &PyClassMethodDescr_Type || tp == &PyGetSetDescr_Type ||
              tp == &PyMemberDescr_Type || tp == &PyWrapperDescr_Type)
         set(ObjectKind::Descriptor, tp);
+    for (PyTypeObject* t = tp; t != nullptr && !f.object_members; t = t->tp_base) {
+        for (PyMemberDef* m = t->tp_members; m != nullptr && m->name != nullptr; ++m) {
+            if (compat::member_holds_object(m->type)) {
+                f.object_members = true;
+                break;
+            }
+        }
+    }
     return f;
 }
 

@@ -45,6 +45,11 @@ struct TypeFacts {
     bool heap = false;      // Py_TPFLAGS_HEAPTYPE: instances own a reference to it
     bool gc = false;        // Py_TPFLAGS_HAVE_GC
     bool has_tp_is_gc = false;
+    // Some type in the tp_base chain declares an object member (T_OBJECT /
+    // T_OBJECT_EX in tp_members): a strong reference by CPython's convention
+    // (PyMember_SetOne increfs, the type's dealloc decrefs), whether or not
+    // the type's tp_traverse reports it.
+    bool object_members = false;
 };
 
 TypeFacts classify_type(PyTypeObject* tp);

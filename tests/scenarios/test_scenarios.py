@@ -112,5 +112,27 @@ class Scenarios(unittest.TestCase):
         self.assertEqual(path["hops"][-1]["node"]["type"], "type")
 
 
+    def test_f_wrapper_cycles_name_the_type_without_traversal(self):
+        info = run_program("wrapper_cycles.py", self.workdir)
+        _, report = cli_json("cycles", info["snapshot"], "--top", "0")
+        uncollectable = [c for c in report["cycles"] if c["uncollectable"]]
+
+        def cycles_blaming(type_name):
+            return [c for c in uncollectable
+                    if c["fate"] == "invisible edge" and type_name in c["reason"]
+                    and ".value" in c["reason"]]
+        # closure, default argument and globals cycles through a Wrapper,
+        # which has no tp_traverse at all
+        wrapper = cycles_blaming("_wrapperfix.Wrapper holds .value without tp_traverse")
+        self.assertEqual(len(wrapper), 3, json.dumps(uncollectable, indent=1)[:4000])
+        # the self-cycle through a GC type whose tp_traverse forgets `value`
+        untraversed = cycles_blaming("_wrapperfix.UntraversedWrapper")
+        self.assertEqual(len(untraversed), 1, json.dumps(uncollectable, indent=1)[:4000])
+        # with tp_traverse and tp_clear the collector freed every cycle
+        self.assertEqual(count_of_type(info["snapshot"], "_wrapperfix.TraversedWrapper"), 0)
+        self.assertFalse(any("TraversedWrapper" in c["reason"] for c in report["cycles"]
+                             if "UntraversedWrapper" not in c["reason"]))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -310,8 +310,13 @@ std::string Cycles::explain(uint32_t cycle) const {
                         ? type + "'s tp_traverse does not report " + edge
                         : type + " holds " + edge + " without tp_traverse";
     }
+    // Name the holder the way the rest of the CLI does ("type ast.AST",
+    // "app.Leaky @ 0x…"): a bare "type @ 0x…" does not say which class.
     const auto held_by = [&](uint32_t node) {
-        return std::string(type_name(s, node)) + " @ " + format_address(s.node_address[node]);
+        std::string text = describe_node(s, node);
+        const std::string address = format_address(s.node_address[node]);
+        if (text.find(address) == std::string::npos) text += " @ " + address;
+        return text;
     };
     switch (info.fate) {
         case CycleFate::Alive:
