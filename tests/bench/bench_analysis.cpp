@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "bench_measure.h"
 #include "refscope/analysis/edge_labels.h"
 #include "refscope/analysis/graph_index.h"
 #include "refscope/analysis/grouping.h"
@@ -23,20 +24,9 @@
 namespace {
 
 using namespace refscope;
-using Clock = std::chrono::steady_clock;
+using namespace refscope::bench;
 
-long peak_rss_kib() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
-    }
-    return -1;
-}
 
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Edges are emitted per source in increasing order, as the probe does, so the
 // snapshot satisfies the grouped-by-source contract without sorting.
@@ -109,7 +99,7 @@ int main(int argc, char** argv) {
     auto start = Clock::now();
     const Snapshot s = make_heap(nodes);
     std::printf("generate      %8.3f s  %zu nodes, %zu edges, %zu roots (peak RSS %ld MiB)\n",
-                seconds_since(start), s.node_count(), s.edge_count(), s.roots.size(), peak_rss_kib() / 1024);
+                seconds_since(start), s.node_count(), s.edge_count(), s.roots.size(), peak_rss_mib());
 
     start = Clock::now();
     const analysis::GraphIndex index(s);
@@ -149,6 +139,6 @@ int main(int argc, char** argv) {
     start = Clock::now();
     const auto groups = analysis::group_objects(s, analysis::GroupBy::Type);
     std::printf("group by type %8.3f s  %zu groups\n", seconds_since(start), groups.size());
-    std::printf("peak RSS      %ld MiB\n", peak_rss_kib() / 1024);
+    std::printf("peak RSS      %ld MiB\n", peak_rss_mib());
     return 0;
 }

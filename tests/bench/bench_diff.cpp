@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "bench_measure.h"
 #include "refscope/analysis/filter_query.h"
 #include "refscope/analysis/graph_index.h"
 #include "refscope/analysis/retention_paths.h"
@@ -21,20 +22,9 @@
 namespace {
 
 using namespace refscope;
-using Clock = std::chrono::steady_clock;
+using namespace refscope::bench;
 
-long peak_rss_mib() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10) / 1024;
-    }
-    return -1;
-}
 
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // A small deterministic generator (splitmix64).
 struct Random {

@@ -24,6 +24,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "bench_measure.h"
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
 #include "refscope/analysis/edge_labels.h"
@@ -35,20 +36,9 @@
 namespace {
 
 using namespace refscope;
-using Clock = std::chrono::steady_clock;
+using namespace refscope::bench;
 
-long peak_rss_mib() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10) / 1024;
-    }
-    return -1;
-}
 
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Edges are emitted per source in increasing order, as the probe does.
 Snapshot make_heap(uint32_t nodes) {

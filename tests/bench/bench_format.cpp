@@ -8,18 +8,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "bench_measure.h"
 #include "refscope/format/snapshot_io.h"
 #include "test_support.h"
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-}  // namespace
+using namespace refscope::bench;
 
 int main(int argc, char** argv) {
     using namespace refscope;

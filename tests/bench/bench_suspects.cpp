@@ -16,6 +16,7 @@
 #include <random>
 #include <string>
 
+#include "bench_measure.h"
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
 #include "refscope/analysis/graph_index.h"
@@ -28,20 +29,9 @@ namespace {
 
 using namespace refscope;
 using namespace refscope::analysis;
-using Clock = std::chrono::steady_clock;
+using namespace refscope::bench;
 
-long peak_rss_mib() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10) / 1024;
-    }
-    return -1;
-}
 
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Types: 0 dict, 1 list, 2 app.Node, 3 str (builtins), 4 tuple,
 // 5 fixture.Wrapper, 6 app.Leaky. In the leaked last 1%: every 10th object
