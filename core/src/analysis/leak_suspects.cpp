@@ -172,25 +172,34 @@ LeakSuspects::LeakSuspects(const SuspectInputs& in, const SuspectOptions& option
         return group_of_type[t < type_count ? t : type_count];
     };
 
-    // --- Interpreter types: a stdlib/builtin module and not known to be a heap type. ---
-    std::vector<std::pair<uint64_t, uint32_t>> type_objects;
-    for (uint32_t n = 0; n < n_nodes; ++n) {
-        if (s.node_flags[n] & format::kNodeTypeObject) type_objects.emplace_back(s.node_address[n], n);
-    }
-    std::sort(type_objects.begin(), type_objects.end());
+    // --- Interpreter types: defined by a stdlib/builtin module. Static types
+    // and heap types alike (ast.Add singletons in the AST state,
+    // _lru_list_elem, _io objects behind sys.stdout): their instances'
+    // unexplained references are CPython's own C code. This only demotes
+    // unexplained-surplus evidence; growth, survivors and GC-invisible
+    // cycles of such types still count. ---
     std::vector<uint8_t> interpreter_type(type_count + 1, 0);
     for (uint32_t t = 0; t < type_count; ++t) {
-        if (!is_interpreter_module(s.strings.view(s.types[t].module))) continue;
-        const auto it = std::lower_bound(type_objects.begin(), type_objects.end(),
-                                         std::make_pair(s.types[t].type_address, 0u));
-        const bool known = it != type_objects.end() && it->first == s.types[t].type_address &&
-                           s.types[t].type_address != 0;
-        interpreter_type[t] = !known || (s.node_flags[it->second] & format::kNodeStaticType) != 0;
+        interpreter_type[t] = is_interpreter_module(s.strings.view(s.types[t].module)) ? 1 : 0;
     }
+    // A class object is judged by the module that defines it, not by its
+    // metatype (which is `type` for every class): CPython's own classes
+    // (static types, and heap types such as ast.AST that interpreter state
+    // holds from C) are noise, a user's class held from C is not.
+    const auto interpreter_class = [&](uint32_t node) {
+        if (s.node_flags[node] & format::kNodeStaticType) return true;
+        std::string_view name = s.strings.view(s.node_preview[node]);
+        if (name.empty()) return false;
+        // A class name without a module part is a builtin, as for
+        // type.__module__ (ExceptionGroup, made on the heap by CPython).
+        const size_t dot = name.find('.');
+        return dot == std::string_view::npos || is_interpreter_module(name.substr(0, dot));
+    };
     const auto is_noise_holder = [&](uint32_t node) {
+        if (dom.retained_size(node) >= options.noise_retained_limit) return false;
+        if (s.node_flags[node] & format::kNodeTypeObject) return interpreter_class(node);
         const uint32_t t = s.node_type[node];
-        return interpreter_type[t < type_count ? t : type_count] != 0 &&
-               dom.retained_size(node) < options.noise_retained_limit;
+        return interpreter_type[t < type_count ? t : type_count] != 0;
     };
 
     // --- Evidence per node. ---
@@ -202,13 +211,26 @@ LeakSuspects::LeakSuspects(const SuspectInputs& in, const SuspectOptions& option
         kinds[c.node] |= kSuspectUnexplainedSurplus;
         if (is_noise_holder(c.node)) noise[c.node] |= kSuspectUnexplainedSurplus;
     }
+    // A cycle the collector cannot free is evidence, unless the only reason
+    // is an interpreter-owned holder: every class forms a cycle with its own
+    // __dict__ and descriptors, so a CPython class held from C state makes
+    // its whole cycle "held from outside". A GC-invisible edge inside the
+    // cycle is always evidence (some C type forgot tp_traverse).
+    std::vector<uint8_t> noise_cycle(cycles.count(), 0);
     for (uint32_t c = 0; c < cycles.count(); ++c) {
-        if (!uncollectable(cycles.info(c).fate)) continue;
+        const CycleInfo& info = cycles.info(c);
+        if (!uncollectable(info.fate)) continue;
+        noise_cycle[c] = info.fate == CycleFate::HeldFromOutside && info.culprit_edge == kNoEdge &&
+                         info.culprit_node != kNoNode && is_noise_holder(info.culprit_node);
         for (const uint32_t m : cycles.members(c)) {
             kinds[m] |= kSuspectUncollectableCycle;
-            noise[m] = 0;  // a cycle the collector cannot free is never noise
+            noise[m] = noise_cycle[c] ? static_cast<uint8_t>(noise[m] | kSuspectUncollectableCycle) : 0;
         }
     }
+    const auto is_noise_source = [&](uint32_t node) {
+        const uint32_t c = cycles.cycle_of(node);
+        return c == kNoCycle ? is_noise_holder(node) : noise_cycle[c] != 0;
+    };
 
     // Unreachable objects kept alive by a holder: a multi-source BFS from
     // every unreachable object with unexplained surplus or in an
@@ -238,9 +260,7 @@ LeakSuspects::LeakSuspects(const SuspectInputs& in, const SuspectOptions& option
             if (holder[target] != kNoNode || in.paths->reachable(target)) continue;
             holder[target] = holder[node];
             kinds[target] |= kSuspectUnreachable;
-            if (is_noise_holder(holder[node]) && cycles.cycle_of(holder[node]) == kNoCycle) {
-                noise[target] |= kSuspectUnreachable;
-            }
+            if (is_noise_source(holder[node])) noise[target] |= kSuspectUnreachable;
             queue.push_back(target);
         }
     }
