@@ -22,3 +22,6 @@ echo "== biggest groups by type"
 echo
 echo "== why is a leaked Response still alive?"
 "$cli" path "$snapshot" --type response_cache.Response
+echo
+echo "== the same leak as a picture (Graphviz): $out/leak-path.svg"
+"$cli" export-path "$snapshot" --type response_cache.Response -o "$out/leak-path.svg"
