@@ -194,8 +194,13 @@ CliOptions parse_arguments(const std::vector<std::string_view>& args) {
                 options.group_by = analysis::GroupBy::Type;
             } else if (value == "module") {
                 options.group_by = analysis::GroupBy::Module;
+            } else if (value == "cycle") {
+                options.group_by = analysis::GroupBy::Cycle;
+            } else if (value == "dominator") {
+                options.group_by = analysis::GroupBy::Dominator;
             } else {
-                words.fail("--by takes 'type' or 'module', not '" + std::string(value) + "'");
+                words.fail("--by takes 'type', 'module', 'cycle' or 'dominator', not '" + std::string(value) +
+                           "'");
             }
         } else if (word == "--top") {
             options.top = parse_count(value);

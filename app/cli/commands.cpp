@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "command_support.h"
@@ -74,11 +75,23 @@ SummaryReport make_summary(const CliOptions& options, const Snapshot& s) {
     SummaryReport r;
     r.file = options.file;
     r.by = options.group_by;
+    std::optional<std::vector<uint32_t>> selected;
     if (options.filter) {
         const FilterQuery query = parse_filter_argument(*options.filter);
         const FilterColumns columns(s, filter_needs(query));
         r.filter = query.text;
-        r.groups = group_selected(s, options.group_by, columns.select(query));
+        selected = columns.select(query);
+    }
+    const std::vector<uint32_t>* selection = selected ? &*selected : nullptr;
+    if (r.by == GroupBy::Cycle || r.by == GroupBy::Dominator) {
+        const Analysis a(s);
+        if (r.by == GroupBy::Cycle) {
+            r.groups = group_by_cycle(Cycles(a.index, a.roots, a.paths), s, selection);
+        } else {
+            r.groups = group_by_dominator(DominatorTree(a.index, a.roots), s, selection);
+        }
+    } else if (selection) {
+        r.groups = group_selected(s, options.group_by, *selection);
     } else {
         r.groups = group_objects(s, options.group_by);
     }

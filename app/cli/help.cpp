@@ -12,7 +12,7 @@ from the command line.
 
 verbs:
   info FILE                            header and counts
-  summary FILE [--by type|module] [--top N] [--filter EXPR]
+  summary FILE [--by type|module|cycle|dominator] [--top N] [--filter EXPR]
                                        objects and shallow bytes per group
   roots FILE [--top N]                 root classes, and the objects with
                                        unexplained refcount surplus
@@ -51,13 +51,17 @@ gc.collect() ran first) and its counts: objects, references, types, roots,
 threads and total shallow bytes.
 )";
         case Verb::Summary:
-            return R"(usage: refscope-cli summary FILE [--by type|module] [--top N] [--json]
+            return R"(usage: refscope-cli summary FILE [--by type|module|cycle|dominator] [--top N] [--json]
 
 Objects and shallow bytes per type (default) or per module, most bytes first.
 A module object counts towards the module it is; any other object towards its
-type's module.
+type's module. By cycle: one group per reference cycle (its fate and member
+types), then one for the objects on no cycle. By dominator: one group per
+top-level retainer (an object held directly by the roots or by unexplained
+surplus) with everything only it keeps alive, then one for unreachable objects.
 
-  --by type|module   how to group (default: type)
+  --by type|module|cycle|dominator
+                     how to group (default: type)
   --top N            show the N largest groups (default 20, 0 = all)
   --filter EXPR      count only the objects matching EXPR (the filter language
                      of docs/filter-language.md, e.g. 'module:app size>1KB')

@@ -130,7 +130,7 @@ void write_json(const InfoReport& r, std::ostream& out) {
 void write_json(const SummaryReport& r, std::ostream& out) {
     JsonWriter json(out);
     begin_report(json, "summary", r.file);
-    json.field("by", r.by == analysis::GroupBy::Type ? "type" : "module");
+    json.field("by", analysis::group_by_name(r.by));
     json.field("filter", r.filter);
     json.field("objects", r.objects);
     json.field("bytes", r.bytes);

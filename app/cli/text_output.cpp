@@ -118,7 +118,7 @@ void write_text(const InfoReport& r, std::ostream& out) {
 }
 
 void write_text(const SummaryReport& r, std::ostream& out) {
-    const char* by = r.by == analysis::GroupBy::Type ? "type" : "module";
+    const std::string by(analysis::group_by_name(r.by));
     out << "by " << by << ": " << plural(r.objects, "object", "objects") << ", "
         << with_commas(static_cast<int64_t>(r.bytes)) << " bytes shallow (" << human_bytes(r.bytes)
         << ")";

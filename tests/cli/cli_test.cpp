@@ -314,7 +314,8 @@ TEST_F(CliTest, UsageErrorsExitTwoWithOneLine) {
     expect_one_error_line(run({"frobnicate", demo_}), 2, "unknown verb 'frobnicate'");
     expect_one_error_line(run({"info"}), 2, "no snapshot file given");
     expect_one_error_line(run({"info", demo_, "extra"}), 2, "unexpected argument 'extra'");
-    expect_one_error_line(run({"summary", demo_, "--by", "size"}), 2, "--by takes 'type' or 'module'");
+    expect_one_error_line(run({"summary", demo_, "--by", "bogus"}), 2,
+                          "--by takes 'type', 'module', 'cycle' or 'dominator', not 'bogus'");
     expect_one_error_line(run({"summary", demo_, "--top", "-1"}), 2, "--top takes a count");
     expect_one_error_line(run({"path", demo_}), 2, "path needs --to ADDRESS or --type NAME");
     expect_one_error_line(run({"path", demo_, "--to", "0x1", "--type", "x"}), 2, "not both");

@@ -18,6 +18,9 @@ TEST(Arguments, VerbsAndOptions) {
     EXPECT_EQ(o.file, "f.rscope");
     EXPECT_EQ(o.group_by, analysis::GroupBy::Module);
     EXPECT_EQ(o.top, 5u);
+    EXPECT_EQ(parse({"summary", "f", "--by=cycle"}).group_by, analysis::GroupBy::Cycle);
+    EXPECT_EQ(parse({"summary", "f", "--by", "dominator"}).group_by, analysis::GroupBy::Dominator);
+    EXPECT_THROW(parse({"summary", "f", "--by", "bogus"}), UsageError);
 
     o = parse({"path", "--to=0x7F00ab", "f"});
     EXPECT_EQ(o.address, 0x7f00abu);
