@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -85,23 +86,17 @@ void run_export_path(const CliOptions& options, const Snapshot& s, std::ostream&
     sub.hops = options.hops.value_or(sub.hops);
     sub.max_nodes = options.max_nodes.value_or(sub.max_nodes);
     sub.cluster_by = cluster_by(options.cluster);
-    std::vector<uint32_t> component;
+    // Cycles' "no cycle" id is the extractor's "no cluster" id.
+    static_assert(kNoCycle == kNoCluster);
+    std::optional<Cycles> cycles;
     if (sub.cluster_by == ClusterBy::Cycle) {
-        // One id per cycle; every object outside a cycle gets an id of its
-        // own (a shared "no cycle" id would draw them all as one cluster).
-        const Cycles cycles(a.index, a.roots, a.paths);
-        component.resize(s.node_count());
-        for (uint32_t n = 0; n < s.node_count(); ++n) {
-            const uint32_t c = cycles.cycle_of(n);
-            component[n] = c != kNoCycle ? c : cycles.count() + n;
-        }
-        sub.component = component;
+        cycles.emplace(a.index, a.roots, a.paths);
+        sub.component = cycles->cycle_ids();
     }
     const Subgraph graph = extract_subgraph(a.index, a.roots, a.paths, targets, sub);
 
     gv::RenderOptions render_options;
-    std::string first = describe_node(s, targets[0]);
-    if (first.find(" @ ") == std::string::npos) first += " @ " + format_address(s.node_address[targets[0]]);
+    const std::string first = describe_node_at(s, targets[0]);
     render_options.title = targets.size() == 1
                                ? "why is " + first + " alive?"
                                : "why are " + std::to_string(targets.size()) + " \u00d7 " +

@@ -310,14 +310,9 @@ std::string Cycles::explain(uint32_t cycle) const {
                         ? type + "'s tp_traverse does not report " + edge
                         : type + " holds " + edge + " without tp_traverse";
     }
-    // Name the holder the way the rest of the CLI does ("type ast.AST",
-    // "app.Leaky @ 0x…"): a bare "type @ 0x…" does not say which class.
-    const auto held_by = [&](uint32_t node) {
-        std::string text = describe_node(s, node);
-        const std::string address = format_address(s.node_address[node]);
-        if (text.find(address) == std::string::npos) text += " @ " + address;
-        return text;
-    };
+    // Name the holder ("type ast.AST @ 0x…"): a bare "type @ 0x…" does not
+    // say which class.
+    const auto held_by = [&](uint32_t node) { return describe_node_at(s, node); };
     switch (info.fate) {
         case CycleFate::Alive:
             return "alive: reachable from the roots" +

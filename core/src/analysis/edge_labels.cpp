@@ -199,6 +199,14 @@ std::string describe_node(const Snapshot& s, uint32_t node) {
     return type + " @ " + address;
 }
 
+std::string describe_node_at(const Snapshot& s, uint32_t node) {
+    std::string text = describe_node(s, node);
+    if (node >= s.node_count()) return text;
+    const std::string address = format_address(s.node_address[node]);
+    if (text.find(address) == std::string::npos) text += " @ " + address;
+    return text;
+}
+
 std::string describe_root(const Snapshot& s, const RootRef& root) {
     // Root labels name a file path, a function and a variable; the variable
     // comes last and is the part that matters, so they get more room than

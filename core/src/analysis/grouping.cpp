@@ -206,12 +206,8 @@ std::vector<GroupTotal> group_by_dominator(const DominatorTree& tree, const Snap
         if (i == top_count) {
             total.name = "(unreachable)";
         } else {
-            // Two top-level `dict (len=1)` must stay apart: add the address
-            // when the description has none, as the retained verb does.
-            total.name = describe_node(s, tops[i]);
-            if (total.name.find(" @ ") == std::string::npos) {
-                total.name += " @ " + format_address(s.node_address[tops[i]]);
-            }
+            // Two top-level `dict (len=1)` must stay apart: with the address.
+            total.name = describe_node_at(s, tops[i]);
             total.name += unexplained_holder[i] ? " (unexplained holder)" : " (held by roots)";
         }
         total.objects = objects[i];

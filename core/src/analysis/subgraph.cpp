@@ -507,7 +507,8 @@ void Extraction::make_clusters() {
                 break;
             case ClusterBy::Cycle:
                 // Group members may belong to different components: not clustered.
-                if (!n.is_group() && n.node < options_.component.size()) {
+                if (!n.is_group() && n.node < options_.component.size() &&
+                    options_.component[n.node] != kNoCluster) {
                     keyed.push_back({"cycle #" + std::to_string(options_.component[n.node]), i});
                 }
                 break;

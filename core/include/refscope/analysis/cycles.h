@@ -96,6 +96,8 @@ public:
     uint32_t count() const { return static_cast<uint32_t>(info_.size()); }
     // The cycle containing the node, or kNoCycle (not on any cycle).
     uint32_t cycle_of(uint32_t node) const { return cycle_of_[node]; }
+    // cycle_of for every node (kNoCycle outside a cycle).
+    std::span<const uint32_t> cycle_ids() const { return cycle_of_; }
     std::span<const uint32_t> members(uint32_t cycle) const {
         return {members_.data() + member_offset_[cycle], members_.data() + member_offset_[cycle + 1]};
     }

@@ -40,6 +40,10 @@ std::string describe_edge(const Snapshot& snapshot, uint32_t edge);
 // `module app`, `dict (len=3)`, `str 'hello'`, `function app.f`, `int 42`,
 // `app.Leaky @ 0x7f…`.
 std::string describe_node(const Snapshot& snapshot, uint32_t node);
+// describe_node with the address appended when the description does not
+// carry it ("type ast.AST @ 0x…", "dict (len=1) @ 0x…"), for places where two
+// objects that read alike must stay apart.
+std::string describe_node_at(const Snapshot& snapshot, uint32_t node);
 
 // The root record's own label ("sys.modules['app']", "frame app.py:12 in
 // main, local x"), or the kind's name when the probe gave none.

@@ -58,8 +58,9 @@ struct SubgraphOptions {
     uint32_t max_fanout = 24;
     ClusterBy cluster_by = ClusterBy::None;
     // For ClusterBy::Cycle: a strongly-connected-component id per node
-    // (size == node_count), e.g. from the cycles analysis. Nodes sharing an
-    // id form a cluster when at least two of them are drawn.
+    // (size == node_count), e.g. Cycles::cycle_ids(); kNoCluster (the same
+    // value as kNoCycle) means "in no component". Nodes sharing an id form a
+    // cluster when at least two of them are drawn.
     std::span<const uint32_t> component;
     // Extra nodes to flag as suspects (e.g. a leak ranking). Nodes with
     // unexplained surplus are always flagged.
