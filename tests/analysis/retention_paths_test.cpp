@@ -104,6 +104,37 @@ TEST(RetentionPaths, WeakAndBorrowedEdgesDoNotRetain) {
     EXPECT_NE(why.text.find("no path from GC roots"), std::string::npos);
 }
 
+// nanobind's Wrapper closure cycle: the Wrapper (not a GC type) holds the
+// function in `value`, an owned reference its type never reports to the
+// collector. Nothing has unexplained surplus, yet the cycle can never be
+// freed: the explanation must name that reference, not call it garbage.
+TEST(RetentionPaths, CycleClosedByAGcInvisibleReferenceNamesIt) {
+    SnapshotBuilder b;
+    const uint32_t wrapper = b.node("fixture.Wrapper", 1, {}, 32, 0, "fixture");
+    const uint32_t function = b.node("function", 1, "callback");
+    const uint32_t closure = b.node("tuple", 1, "len 1");
+    const uint32_t cell = b.node("cell", 1);
+    b.edge(wrapper, function, EdgeKind::Slot, b.string_id("value"), format::kEdgeOwned);
+    b.edge(function, closure, EdgeKind::Field, b.string_id("__closure__"));
+    b.edge(closure, cell, EdgeKind::Index, 0);
+    b.edge(cell, wrapper, EdgeKind::Field, b.string_id("cell_contents"));
+    // A str key held by an unreported (but owned) edge is no such case
+    // (refcount 0: the dict itself has no surplus to explain).
+    const uint32_t dict = b.node("dict", 0);
+    const uint32_t key = b.str("k", 1);
+    b.edge(dict, key, EdgeKind::DictKey, 0, format::kEdgeOwned);
+    const Analysed a(b.build());
+
+    const NoPathExplanation why = a.paths.explain_unreachable(cell);
+    EXPECT_EQ(why.reason, NoPathExplanation::Reason::HeldByInvisibleReference);
+    EXPECT_EQ(a.index.source(why.invisible_edge), wrapper);
+    EXPECT_NE(why.text.find("fixture.Wrapper holds .value"), std::string::npos) << why.text;
+    EXPECT_EQ(reason_name(why.reason), "held by invisible reference");
+
+    const NoPathExplanation key_why = a.paths.explain_unreachable(key);
+    EXPECT_EQ(key_why.reason, NoPathExplanation::Reason::NoHolderFound);
+}
+
 TEST(RetentionPaths, UnexplainedSurplusIsNotASource) {
     SnapshotBuilder b;
     const uint32_t leak = b.node("app.Leaky", 1, {}, 48, format::kNodeGcTracked, "app");

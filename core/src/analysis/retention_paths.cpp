@@ -23,6 +23,7 @@ std::string_view reason_name(NoPathExplanation::Reason reason) {
     switch (reason) {
         case NoPathExplanation::Reason::UnexplainedSurplus: return "unexplained surplus";
         case NoPathExplanation::Reason::HeldByUnexplained: return "held by unexplained";
+        case NoPathExplanation::Reason::HeldByInvisibleReference: return "held by invisible reference";
         case NoPathExplanation::Reason::NoHolderFound: return "no holder found";
     }
     return "?";
@@ -128,6 +129,12 @@ NoPathExplanation RetentionPaths::explain_unreachable(uint32_t node, uint32_t se
         for (uint32_t e : index_->in_edges(current)) {
             if (!index_->retains(e)) continue;
             const uint32_t source = index_->source(e);
+            // Only references into tracked objects matter to the collector
+            // (keys of str-keyed dicts are owned and unreported, harmlessly).
+            if (result.invisible_edge == kNoEdge && (s.edge_flags[e] & format::kEdgeGcVisible) == 0 &&
+                (s.node_flags[index_->target(e)] & format::kNodeGcTracked) != 0) {
+                result.invisible_edge = e;
+            }
             if (!toward.emplace(source, e).second) continue;
             if (roots_->unexplained(source) > 0) {
                 result.holder = source;
@@ -154,6 +161,13 @@ NoPathExplanation RetentionPaths::explain_unreachable(uint32_t node, uint32_t se
         result.text = "no path from GC roots: retained by " + describe_node(s, result.holder) +
                       (hops == 1 ? "" : " (" + std::to_string(hops) + " hops away)") +
                       ", which has " + cannot_see(result.unexplained);
+    } else if (result.invisible_edge != kNoEdge) {
+        result.reason = NoPathExplanation::Reason::HeldByInvisibleReference;
+        const uint32_t e = result.invisible_edge;
+        result.text = "no path from GC roots: held through a reference the garbage collector cannot "
+                      "see: " + std::string(type_name(s, index_->source(e))) + " holds " +
+                      describe_edge(s, e) + " without reporting it in tp_traverse, so the "
+                      "collector can never free it";
     } else if (result.search_truncated) {
         result.text = "no path from GC roots; the search for a holder with unexplained surplus "
                       "stopped after " + std::to_string(search_limit) + " objects";

@@ -34,12 +34,17 @@ struct NoPathExplanation {
     enum class Reason {
         UnexplainedSurplus,  // the object itself is held by references the GC cannot see
         HeldByUnexplained,   // something that retains it is
+        HeldByInvisibleReference,  // retained through an owned edge tp_traverse does not report
         NoHolderFound,       // nothing found: garbage not yet collected, or inconsistent
     };
     Reason reason = Reason::NoHolderFound;
     int64_t unexplained = 0;        // of the target, or of the holder
     uint32_t holder = kNoNode;      // HeldByUnexplained: the nearest such retainer
     std::vector<uint32_t> holder_edges;  // holder → … → target
+    // HeldByInvisibleReference: the nearest owned edge into a GC-tracked
+    // object that tp_traverse does not report (the collector cannot see the
+    // cycle it closes, so it can never free it).
+    uint32_t invisible_edge = 0xFFFFFFFFu;
     bool search_truncated = false;  // the backward search hit its bound
     std::string text;
 };
