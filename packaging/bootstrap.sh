@@ -23,6 +23,7 @@ packages=(
     libzstd-dev libgtest-dev
     python3 python3-dev
     libgraphviz-dev fonts-dejavu-core
+    qt6-base-dev qt6-svg-dev libgl-dev xvfb xauth
 )
 # Only the test run needs node/npm (an independent reader, memlab, checks the
 # Chrome .heapsnapshot export); use the machine's node if it already has one.

@@ -1,0 +1,17 @@
+// Item-data roles shared by every model of the app, so the window can follow
+// a selection from any view to any other.
+#pragma once
+
+#include <Qt>
+
+namespace refscope::app {
+
+enum ModelRole : int {
+    // The snapshot node id (quint32) of the object a row or item stands for;
+    // invalid QVariant for rows that are not one object (groups, totals).
+    NodeIdRole = Qt::UserRole + 1,
+    // The raw value a column sorts by (number or string), for proxies and tests.
+    SortKeyRole,
+};
+
+}  // namespace refscope::app
