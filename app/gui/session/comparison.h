@@ -1,0 +1,129 @@
+// Comparison: the current snapshot seen against a baseline (and, for the
+// three-snapshot technique, a middle snapshot): the diff baseline → current,
+// the survivors 1 → 2 → 3, and the leak suspects ranked with that evidence
+// (growth, survivors, the object where the growth accumulates).
+//
+// A Comparison is computed once and immutable afterwards, like the analyses
+// it holds on to; ComparisonJob computes it off the GUI thread. Snapshots of
+// different processes, or given in the wrong order, cannot be compared:
+// core's check says why (analysis::SnapshotMismatchError) and the job
+// reports that message.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <thread>
+
+#include <QObject>
+#include <QString>
+
+#include "refscope/analysis/leak_suspects.h"
+#include "refscope/analysis/snapshot_diff.h"
+#include "session/analysis_ptr.h"
+
+namespace refscope::app {
+
+class Comparison {
+public:
+    // Diffs baseline → current; with `middle`, also finds the survivors
+    // baseline → middle → current; then ranks the leak suspects of `current`
+    // with that evidence. Throws analysis::SnapshotMismatchError when the
+    // snapshots are not one process in that order, std::invalid_argument
+    // when `current` was analysed without dominators or cycles, and
+    // analysis::AnalysisCancelled when `cancel` is set between steps.
+    static std::shared_ptr<const Comparison> compute(AnalysisPtr baseline, AnalysisPtr middle,
+                                                     AnalysisPtr current,
+                                                     const std::atomic<bool>* cancel = nullptr);
+
+    const AnalysisPtr& baseline() const { return baseline_; }
+    const AnalysisPtr& middle() const { return middle_; }  // null without survivors
+    const AnalysisPtr& current() const { return current_; }
+
+    // Baseline → current.
+    const analysis::SnapshotDiff& diff() const { return diff_; }
+    // Baseline → middle → current; null without a middle snapshot.
+    const analysis::SurvivorReport* survivors() const { return survivors_ ? &*survivors_ : nullptr; }
+    const analysis::LeakSuspects& suspects() const { return *suspects_; }
+
+    // One byte per node of the current snapshot, for the filter's `new`
+    // flag: new since the baseline, or (with a middle snapshot) a survivor.
+    std::span<const uint8_t> newColumn() const;
+
+    // "#2 after 250 logins (s2.rscope) against #1 after 50 logins (s1.rscope)".
+    QString description() const;
+
+private:
+    Comparison() = default;
+
+    AnalysisPtr baseline_;
+    AnalysisPtr middle_;
+    AnalysisPtr current_;
+    analysis::SnapshotDiff diff_;
+    std::optional<analysis::SurvivorReport> survivors_;
+    std::unique_ptr<analysis::LeakSuspects> suspects_;
+};
+
+using ComparisonPtr = std::shared_ptr<const Comparison>;
+
+// Computes Comparisons on one worker thread it owns. Only the newest request
+// matters: starting another (or clear()) cancels the running one at its next
+// step and drops its result, so a person clicking through baselines never
+// sees an old answer arrive late. As with SnapshotLoader, the worker posts
+// results to the job's thread, where the signals are emitted; the destructor
+// cancels and joins.
+class ComparisonJob : public QObject {
+    Q_OBJECT
+
+public:
+    explicit ComparisonJob(QObject* parent = nullptr);
+    ~ComparisonJob() override;
+
+    ComparisonJob(const ComparisonJob&) = delete;
+    ComparisonJob& operator=(const ComparisonJob&) = delete;
+
+    // Compares `current` with `baseline` (and `middle`); see Comparison::compute.
+    // With no baseline or no current snapshot this is clear().
+    void start(const AnalysisPtr& baseline, const AnalysisPtr& middle, const AnalysisPtr& current);
+    // Forgets the request in flight and the last result.
+    void clear();
+
+    // Between start() and its finished/failed signal.
+    bool isRunning() const { return running_request_ != 0; }
+    // The last result delivered by `finished` (null after clear() or failed).
+    const ComparisonPtr& result() const { return result_; }
+
+signals:
+    void started();
+    void finished(const refscope::app::ComparisonPtr& comparison);
+    // The mismatch ("snapshots come from different processes: ...") or other error.
+    void failed(const QString& message);
+    // The comparison was cleared (no baseline any more).
+    void cleared();
+
+private:
+    struct Request {
+        uint64_t id = 0;
+        AnalysisPtr baseline, middle, current;
+    };
+
+    void runWorker();
+    void deliver(uint64_t id, const ComparisonPtr& result, const QString& error);
+
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::optional<Request> pending_;  // the newest request not yet started
+    std::shared_ptr<std::atomic<bool>> running_cancel_;
+    bool stopping_ = false;
+    uint64_t next_request_ = 1;      // loader's thread
+    uint64_t running_request_ = 0;   // loader's thread: the request whose result we wait for
+    ComparisonPtr result_;
+    std::thread worker_;
+};
+
+}  // namespace refscope::app
+
+Q_DECLARE_METATYPE(refscope::app::ComparisonPtr)

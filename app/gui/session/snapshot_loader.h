@@ -1,0 +1,112 @@
+// SnapshotLoader: reads and analyses snapshot files on one worker thread it
+// owns, so that the window stays responsive while a 10M-object heap loads.
+//
+// Files are queued (`load`) and handled one at a time, in order, each through
+// core's staged pipeline (analysis::SnapshotAnalysis::load) with its progress
+// and cancel hooks. Every file ends in exactly one of `loaded`, `failed` or
+// `cancelled`; `idle` follows the last of them once nothing is queued or
+// running.
+//
+// Threading: the worker never emits a signal itself. It posts each event to
+// the loader's own thread (QMetaObject::invokeMethod with the loader as
+// context), where the signal is emitted. So receivers always run on the
+// loader's thread, a direct connection is safe, and events the worker posted
+// before the loader was destroyed are simply dropped with it. The destructor
+// cancels the running load, drops the queue and joins the worker: no thread
+// outlives the loader.
+//
+// Progress is throttled to one signal per `kProgressInterval` (about 20 per
+// second) per loader, and the percentage of one file never goes down.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include "session/analysis_ptr.h"
+
+namespace refscope::app {
+
+class SnapshotLoader : public QObject {
+    Q_OBJECT
+
+public:
+    static constexpr std::chrono::milliseconds kProgressInterval{50};
+
+    explicit SnapshotLoader(QObject* parent = nullptr);
+    // Cancels the running load, drops the queued ones (without signals: the
+    // loader is going away) and joins the worker thread.
+    ~SnapshotLoader() override;
+
+    SnapshotLoader(const SnapshotLoader&) = delete;
+    SnapshotLoader& operator=(const SnapshotLoader&) = delete;
+
+    // The analyses run for each file. The defaults run everything (retained
+    // sizes, cycles and leak suspects are what the window shows). Applies to
+    // loads that start after the call.
+    void setOptions(const analysis::AnalysisOptions& options);
+
+    // Queues the files, in order, behind any already queued.
+    void load(const QStringList& paths);
+    // Cancels the running load and every queued one: each gets `cancelled`
+    // (the queued ones at once, the running one when the pipeline stops at
+    // its next stage boundary), then `idle`. A load that completes after
+    // cancel() was called is reported as cancelled, never as loaded or failed.
+    void cancel();
+
+    // True from load() until the `idle` signal.
+    bool isBusy() const;
+    // Files queued and not yet started (the running one not counted).
+    int queuedCount() const;
+
+signals:
+    // A file's load begins: `remaining` files are queued behind it.
+    void started(const QString& path, int remaining);
+    // Stage text ("reading", "building the dominator tree", ...) and the
+    // share of this file's pipeline already done, 0..100, never decreasing.
+    void progress(const QString& path, const QString& stage, int percent);
+    void loaded(const refscope::app::AnalysisPtr& analysis);
+    // `message` is the reader's own clear message (format::ReadError: "not a
+    // refscope snapshot", "truncated: ...") or the analysis' error.
+    void failed(const QString& path, const QString& message);
+    void cancelled(const QString& path);
+    // Nothing queued, nothing running.
+    void idle();
+
+private:
+    struct Job {
+        QString path;
+        std::shared_ptr<std::atomic<bool>> cancel;
+    };
+
+    void runWorker();
+    void runJob(const Job& job);
+    // Called on the loader's thread for events the worker posted.
+    void deliverProgress(const std::shared_ptr<std::atomic<bool>>& cancel, const QString& path,
+                         const QString& stage, int percent);
+    void deliverEnd();
+
+    analysis::AnalysisOptions options_;  // guarded by mutex_
+
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    std::deque<Job> queue_;
+    std::shared_ptr<std::atomic<bool>> running_;  // cancel flag of the running job
+    bool stopping_ = false;
+    // Ends the worker has posted that the loader's thread has not yet
+    // emitted: `idle` waits for them, so it is always the last signal.
+    int undelivered_ends_ = 0;
+    bool busy_ = false;  // loader's thread only: between load() and idle
+    std::chrono::steady_clock::time_point last_progress_{};  // worker only
+    std::thread worker_;
+};
+
+}  // namespace refscope::app

@@ -1,0 +1,31 @@
+// Snapshots for the app's tests, built in memory (tests/analysis/snapshot_builder.h)
+// or generated (tests/format/synthetic_heap.cpp) and written to temporary files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <QString>
+
+#include "refscope/snapshot.h"
+#include "session/analysis_ptr.h"
+
+namespace refscope::testing {
+
+// A process whose module `app` keeps every app.Session it ever made in a
+// dict that is never pruned (`registry`), reached from sys.modules['app']:
+//   module app -> __dict__ -['registry']-> dict -['user-i']-> app.Session -.token-> str
+// `sessions` Session objects; the first n of a snapshot with more sessions
+// have the same addresses (the same objects, as two snapshots of one
+// process see them). Refcounts match the owned references exactly.
+Snapshot make_registry_snapshot(uint32_t sessions, uint64_t sequence, int64_t pid = 5150,
+                                const std::string& executable = "/usr/bin/python3");
+
+// Analyses a snapshot in memory with every stage (as the loader does).
+app::AnalysisPtr analyse(Snapshot snapshot);
+
+// Writes make_synthetic_heap(nodes) to `path` (heap-shaped: chains, hubs,
+// roots, ~2.7 edges per node). Returns false on failure.
+bool write_synthetic_heap(const QString& path, size_t nodes, uint64_t seed = 1);
+
+}  // namespace refscope::testing
