@@ -1,0 +1,512 @@
+#include "window/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPointer>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+#include <QToolButton>
+#include <QUrl>
+
+#include "refscope/analysis/subgraph.h"
+#include "session/snapshot_loader.h"
+#include "session/snapshot_timeline.h"
+#include "window/empty_state.h"
+#include "window/recent_files.h"
+#include "window/snapshot_selector.h"
+#include "window/workspace.h"
+
+// Resources compiled into the static window library must be registered by
+// hand (the linker would drop their initializer otherwise); outside any
+// namespace, as Q_INIT_RESOURCE requires.
+static void init_window_resources() { Q_INIT_RESOURCE(refscope); }
+
+namespace refscope::app {
+
+namespace {
+
+const QString kGeometryKey = QStringLiteral("window/geometry");
+const QString kStateKey = QStringLiteral("window/state");
+const QString kWorkspaceKey = QStringLiteral("window/workspace");
+const QString kDirectoryKey = QStringLiteral("files/lastDirectory");
+
+QString count_text(uint64_t n) { return QString::fromStdString(analysis::with_thousands(n)); }
+
+QString file_name(const AnalysisPtr& analysis) {
+    return analysis->path().empty() ? QObject::tr("in-memory snapshot")
+                                    : QFileInfo(QString::fromStdString(analysis->path())).fileName();
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      loader_(new SnapshotLoader(this)),
+      timeline_(new SnapshotTimeline(this)),
+      comparison_job_(new ComparisonJob(this)),
+      recent_(new RecentFiles(this)) {
+    init_window_resources();
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/refscope/refscope.svg")));
+    setAcceptDrops(true);
+
+    empty_state_ = new EmptyState(this);
+    workspace_ = new Workspace(this);
+    pages_ = new QStackedWidget(this);
+    pages_->addWidget(empty_state_);
+    pages_->addWidget(workspace_);
+    setCentralWidget(pages_);
+
+    auto* timeline_bar = new QToolBar(tr("Timeline"), this);
+    timeline_bar->setObjectName(QStringLiteral("timelineBar"));
+    timeline_bar->setMovable(false);
+    selector_ = new SnapshotSelector(timeline_, timeline_bar);
+    timeline_bar->addWidget(selector_);
+    addToolBar(Qt::TopToolBarArea, timeline_bar);
+
+    buildActions();
+    buildMenus();
+    buildStatusBar();
+    connectSession();
+    restoreSettings();
+    empty_state_->setRecentFiles(recent_->files());
+    onCurrentChanged(nullptr);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildActions() {
+    open_action_ = new QAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this);
+    open_action_->setShortcut(QKeySequence::Open);
+    open_action_->setStatusTip(tr("Open one or more snapshot files"));
+    connect(open_action_, &QAction::triggered, this, &MainWindow::openWithDialog);
+
+    reload_action_ = new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("&Reload"), this);
+    reload_action_->setShortcut(QKeySequence::Refresh);
+    reload_action_->setStatusTip(tr("Read the current snapshot's file again"));
+    connect(reload_action_, &QAction::triggered, this, &MainWindow::reloadCurrent);
+
+    close_action_ = new QAction(tr("&Close Snapshot"), this);
+    close_action_->setShortcut(QKeySequence::Close);
+    connect(close_action_, &QAction::triggered, this, &MainWindow::closeCurrent);
+
+    quit_action_ = new QAction(tr("&Quit"), this);
+    quit_action_->setShortcut(QKeySequence::Quit);
+    quit_action_->setMenuRole(QAction::QuitRole);
+    connect(quit_action_, &QAction::triggered, this, &QWidget::close);
+
+    cancel_action_ = new QAction(tr("Cancel &Loading"), this);
+    cancel_action_->setShortcut(Qt::Key_Escape);
+    cancel_action_->setShortcutContext(Qt::WindowShortcut);
+    connect(cancel_action_, &QAction::triggered, loader_, &SnapshotLoader::cancel);
+
+    copy_path_action_ = new QAction(QIcon::fromTheme(QStringLiteral("edit-copy")), tr("&Copy Path as Text"), this);
+    copy_path_action_->setShortcut(QKeySequence::Copy);
+    copy_path_action_->setStatusTip(tr("Copy the selected object's retention path to the clipboard"));
+    connect(copy_path_action_, &QAction::triggered, workspace_, &Workspace::copyPathAsText);
+
+    find_action_ = new QAction(QIcon::fromTheme(QStringLiteral("edit-find")), tr("&Filter Objects…"), this);
+    find_action_->setShortcut(QKeySequence::Find);
+    connect(find_action_, &QAction::triggered, workspace_, &Workspace::focusFilter);
+
+    previous_baseline_action_ = new QAction(tr("Compare with &Previous Snapshot"), this);
+    previous_baseline_action_->setStatusTip(tr("Use the previous snapshot of this process as the baseline"));
+    connect(previous_baseline_action_, &QAction::triggered, this, [this] {
+        const auto process = timeline_->sameProcess(timeline_->current());
+        for (size_t i = 1; i < process.size(); ++i) {
+            if (process[i] == timeline_->current()) timeline_->setBaseline(process[i - 1]);
+        }
+    });
+    clear_baseline_action_ = new QAction(tr("Clear &Baseline"), this);
+    connect(clear_baseline_action_, &QAction::triggered, this, [this] { timeline_->setBaseline(nullptr); });
+
+    for (QAction* action : {open_action_, reload_action_, close_action_, quit_action_, cancel_action_,
+                            copy_path_action_, find_action_}) {
+        addAction(action);  // shortcuts work with the menu bar hidden too
+    }
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(open_action_);
+    recent_menu_ = file->addMenu(tr("Open &Recent"));
+    recent_menu_->setObjectName(QStringLiteral("recentMenu"));
+    connect(recent_menu_, &QMenu::aboutToShow, this, [this] { recent_->fillMenu(recent_menu_); });
+    recent_->fillMenu(recent_menu_);
+    file->addAction(reload_action_);
+    file->addSeparator();
+    file->addAction(close_action_);
+    file->addSeparator();
+    file->addAction(quit_action_);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(copy_path_action_);
+    edit->addAction(find_action_);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (int p = 0; p < Workspace::PanelCount; ++p) {
+        const auto panel = static_cast<Workspace::Panel>(p);
+        QAction* action = view->addAction(Workspace::panelName(panel));
+        action->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + p)));
+        connect(action, &QAction::triggered, this, [this, panel] { workspace_->showPanel(panel); });
+        addAction(action);
+    }
+
+    QMenu* snapshot = menuBar()->addMenu(tr("&Snapshot"));
+    QAction* previous = snapshot->addAction(tr("P&revious Snapshot"));
+    previous->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageUp));
+    connect(previous, &QAction::triggered, this, [this] {
+        timeline_->setCurrent(timeline_->at(timeline_->indexOf(timeline_->current()) - 1));
+    });
+    QAction* next = snapshot->addAction(tr("&Next Snapshot"));
+    next->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageDown));
+    connect(next, &QAction::triggered, this, [this] {
+        timeline_->setCurrent(timeline_->at(timeline_->indexOf(timeline_->current()) + 1));
+    });
+    snapshot->addSeparator();
+    snapshot->addAction(previous_baseline_action_);
+    snapshot->addAction(clear_baseline_action_);
+    snapshot->addSeparator();
+    snapshot->addAction(cancel_action_);
+    addAction(previous);
+    addAction(next);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    connect(help->addAction(tr("&About refscope")), &QAction::triggered, this, [this] {
+        QMessageBox::about(this, tr("About refscope"),
+                           tr("<h3>refscope %1</h3><p>Why is this object still alive? Heap snapshots of "
+                              "Python processes and their C/C++ extensions: retention paths from the GC "
+                              "roots, leak suspects, references the garbage collector cannot see, and "
+                              "the reference graph.</p>")
+                               .arg(QApplication::applicationVersion()));
+    });
+    connect(help->addAction(tr("About &Qt")), &QAction::triggered, qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::buildStatusBar() {
+    load_label_ = new QLabel(this);
+    load_bar_ = new QProgressBar(this);
+    load_bar_->setObjectName(QStringLiteral("loadProgress"));
+    load_bar_->setRange(0, 100);
+    load_bar_->setMaximumWidth(220);
+    cancel_button_ = new QToolButton(this);
+    cancel_button_->setObjectName(QStringLiteral("cancelLoad"));
+    cancel_button_->setDefaultAction(cancel_action_);
+    cancel_button_->setText(tr("Cancel"));
+    counts_label_ = new QLabel(this);
+    counts_label_->setObjectName(QStringLiteral("counts"));
+    statusBar()->addPermanentWidget(load_label_);
+    statusBar()->addPermanentWidget(load_bar_);
+    statusBar()->addPermanentWidget(cancel_button_);
+    statusBar()->addPermanentWidget(counts_label_);
+    load_label_->hide();
+    load_bar_->hide();
+    cancel_button_->hide();
+}
+
+void MainWindow::connectSession() {
+    connect(loader_, &SnapshotLoader::started, this, &MainWindow::onLoadStarted);
+    connect(loader_, &SnapshotLoader::progress, this, &MainWindow::onLoadProgress);
+    connect(loader_, &SnapshotLoader::loaded, this, &MainWindow::onLoaded);
+    connect(loader_, &SnapshotLoader::failed, this, &MainWindow::onLoadFailed);
+    connect(loader_, &SnapshotLoader::cancelled, this, [this](const QString& path) {
+        ++batch_done_;
+        statusBar()->showMessage(tr("Cancelled loading %1").arg(QFileInfo(path).fileName()), 5000);
+    });
+    connect(loader_, &SnapshotLoader::idle, this, &MainWindow::onLoaderIdle);
+
+    connect(timeline_, &SnapshotTimeline::currentChanged, this, &MainWindow::onCurrentChanged);
+    connect(timeline_, &SnapshotTimeline::comparisonChanged, this, &MainWindow::onComparisonInputsChanged);
+    connect(timeline_, &SnapshotTimeline::snapshotsChanged, this, &MainWindow::updateActions);
+    connect(comparison_job_, &ComparisonJob::finished, this, &MainWindow::onComparisonFinished);
+    connect(comparison_job_, &ComparisonJob::failed, this, &MainWindow::onComparisonFailed);
+
+    connect(recent_, &RecentFiles::openRequested, this, [this](const QString& path) { openFiles({path}); });
+    connect(recent_, &RecentFiles::changed, this, [this] { empty_state_->setRecentFiles(recent_->files()); });
+    connect(empty_state_, &EmptyState::openRequested, this, &MainWindow::openWithDialog);
+    connect(empty_state_, &EmptyState::openRecentRequested, this, [this](const QString& path) { openFiles({path}); });
+    connect(workspace_, &Workspace::objectSelected, this, &MainWindow::updateActions);
+    connect(workspace_, &Workspace::message, this, [this](const QString& text) {
+        statusBar()->showMessage(text, 8000);
+    });
+}
+
+void MainWindow::openFiles(const QStringList& paths) {
+    QStringList to_load;
+    AnalysisPtr already_open;
+    for (const QString& path : paths) {
+        if (const AnalysisPtr open = timeline_->findByPath(path)) {
+            already_open = open;
+        } else if (!to_load.contains(path)) {
+            to_load << path;
+        }
+    }
+    if (already_open && to_load.isEmpty()) timeline_->setCurrent(already_open);
+    if (to_load.isEmpty()) return;
+    if (!loader_->isBusy()) {
+        batch_size_ = 0;
+        batch_done_ = 0;
+        load_errors_.clear();
+    }
+    batch_size_ += int(to_load.size());
+    loader_->load(to_load);
+    load_label_->setText(tr("Loading…"));
+    load_bar_->setValue(0);
+    load_label_->show();
+    load_bar_->show();
+    cancel_button_->show();
+    updateActions();
+}
+
+void MainWindow::openWithDialog() {
+    QSettings settings;
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Open Snapshots"), settings.value(kDirectoryKey).toString(),
+        tr("refscope snapshots (*.rscope);;All files (*)"));
+    if (paths.isEmpty()) return;
+    settings.setValue(kDirectoryKey, QFileInfo(paths.front()).absolutePath());
+    openFiles(paths);
+}
+
+void MainWindow::closeCurrent() {
+    if (const AnalysisPtr current = timeline_->current()) timeline_->remove(current);
+}
+
+void MainWindow::reloadCurrent() {
+    const AnalysisPtr current = timeline_->current();
+    if (!current || current->path().empty()) return;
+    const QString path = QString::fromStdString(current->path());
+    timeline_->remove(current);
+    openFiles({path});
+}
+
+void MainWindow::onLoadStarted(const QString& path, int remaining) {
+    Q_UNUSED(remaining);
+    const int position = batch_done_ + 1;
+    load_label_->setText(batch_size_ > 1 ? tr("Loading %1 (%2 of %3)…").arg(QFileInfo(path).fileName()).arg(position).arg(batch_size_)
+                                         : tr("Loading %1…").arg(QFileInfo(path).fileName()));
+    load_bar_->setValue(0);
+}
+
+void MainWindow::onLoadProgress(const QString& path, const QString& stage, int percent) {
+    load_bar_->setValue(percent);
+    load_bar_->setFormat(stage + QStringLiteral(" %p%"));
+    load_bar_->setToolTip(path);
+}
+
+void MainWindow::onLoaded(const AnalysisPtr& analysis) {
+    ++batch_done_;
+    recent_->add(QString::fromStdString(analysis->path()));
+    timeline_->add(analysis);
+    statusBar()->showMessage(tr("Opened %1").arg(file_name(analysis)), 4000);
+}
+
+void MainWindow::onLoadFailed(const QString& path, const QString& message) {
+    ++batch_done_;
+    load_errors_ << QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), message);
+    showLoadErrors();
+}
+
+void MainWindow::onLoaderIdle() {
+    load_label_->hide();
+    load_bar_->hide();
+    cancel_button_->hide();
+    updateActions();
+}
+
+void MainWindow::showLoadErrors() {
+    if (load_errors_.isEmpty()) return;
+    if (!error_dialog_) {
+        // Window-modal and shown with open(): the window goes on loading the
+        // rest of a batch behind it, and a later failure joins this dialog
+        // instead of stacking another.
+        error_dialog_ = new QMessageBox(QMessageBox::Warning, tr("Could Not Open Snapshot"), QString(),
+                                        QMessageBox::Ok, this);
+        error_dialog_->setObjectName(QStringLiteral("loadErrorDialog"));
+        error_dialog_->setAttribute(Qt::WA_DeleteOnClose);
+        error_dialog_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        connect(error_dialog_, &QObject::destroyed, this, [this] { error_dialog_ = nullptr; });
+        error_dialog_->open();
+    }
+    if (load_errors_.size() == 1) {
+        const QString& line = load_errors_.front();
+        const int split = line.indexOf(QStringLiteral(": "));
+        error_dialog_->setText(tr("Could not open %1").arg(QFileInfo(line.left(split)).fileName()));
+        error_dialog_->setInformativeText(line.mid(split + 2));
+    } else {
+        error_dialog_->setText(tr("Could not open %n file(s)", nullptr, int(load_errors_.size())));
+        error_dialog_->setInformativeText(load_errors_.join(QStringLiteral("\n\n")));
+    }
+}
+
+void MainWindow::onCurrentChanged(const AnalysisPtr& current) {
+    workspace_->setAnalysis(current);
+    pages_->setCurrentWidget(current ? static_cast<QWidget*>(workspace_) : empty_state_);
+    updateTitle();
+    updateCounts();
+    updateActions();
+}
+
+void MainWindow::onComparisonInputsChanged() {
+    comparison_error_.clear();
+    if (!timeline_->baseline() || !timeline_->current()) {
+        comparison_job_->clear();
+        workspace_->setComparison(nullptr);
+        selector_->setComparisonNote({}, false);
+    } else {
+        // The panels keep the snapshot's own view until the comparison arrives.
+        workspace_->setComparison(nullptr);
+        comparison_job_->start(timeline_->baseline(), timeline_->middle(), timeline_->current());
+        selector_->setComparisonNote(tr("comparing…"), false);
+    }
+    updateTitle();
+    updateCounts();
+    updateActions();
+}
+
+void MainWindow::onComparisonFinished(const ComparisonPtr& comparison) {
+    workspace_->setComparison(comparison);
+    const analysis::DiffTotals& totals = comparison->diff().totals;
+    QString note = tr("%1 new, %2 freed since the baseline")
+                       .arg(count_text(totals.new_objects), count_text(totals.freed_objects));
+    if (const analysis::SurvivorReport* survivors = comparison->survivors()) {
+        note += tr("; %1 survivors").arg(count_text(survivors->survivors.size()));
+    }
+    selector_->setComparisonNote(note, false);
+    updateCounts();
+}
+
+void MainWindow::onComparisonFailed(const QString& message) {
+    comparison_error_ = message;
+    workspace_->setComparison(nullptr);
+    selector_->setComparisonNote(message, true);
+    statusBar()->showMessage(message, 10000);
+    updateCounts();
+}
+
+bool MainWindow::isSettled() const {
+    return !loader_->isBusy() && !comparison_job_->isRunning() && !workspace_->busy();
+}
+
+void MainWindow::whenSettled(std::function<void()> then) {
+    auto* timer = new QTimer(this);
+    timer->setInterval(25);
+    auto quiet = std::make_shared<int>(0);
+    connect(timer, &QTimer::timeout, this, [this, timer, quiet, then = std::move(then)] {
+        *quiet = isSettled() ? *quiet + 1 : 0;
+        if (*quiet < 2) return;
+        timer->stop();
+        timer->deleteLater();
+        then();
+    });
+    timer->start();
+}
+
+bool MainWindow::selectTopSuspect() {
+    workspace_->showPanel(Workspace::SuspectsPanel);
+    const bool selected = workspace_->selectSuspect(0);
+    if (selected) workspace_->showPanel(Workspace::PathPanelId);
+    return selected;
+}
+
+QString MainWindow::selectedPathText() const { return workspace_->pathText(); }
+
+QString MainWindow::countsText() const { return counts_label_->text(); }
+
+void MainWindow::updateTitle() {
+    const AnalysisPtr current = timeline_->current();
+    if (!current) {
+        setWindowTitle(QStringLiteral("refscope"));
+        return;
+    }
+    QString title = file_name(current);
+    if (const AnalysisPtr baseline = timeline_->baseline()) title += tr(" vs %1").arg(file_name(baseline));
+    setWindowTitle(title + QStringLiteral(" — refscope"));
+}
+
+void MainWindow::updateCounts() {
+    const AnalysisPtr current = timeline_->current();
+    if (!current) {
+        counts_label_->clear();
+        return;
+    }
+    const Snapshot& s = current->snapshot();
+    QStringList parts;
+    parts << tr("%1 objects").arg(count_text(s.node_count()));
+    parts << tr("%1 references").arg(count_text(s.edge_count()));
+    parts << tr("%1 with unexplained references").arg(count_text(current->roots().unexplained_nodes().size()));
+    if (const analysis::LeakSuspects* suspects = workspace_->suspects()) {
+        parts << tr("%1 leak suspects").arg(count_text(suspects->high_confidence_count()));
+    }
+    counts_label_->setText(parts.join(QStringLiteral(" · ")));
+}
+
+void MainWindow::updateActions() {
+    const AnalysisPtr current = timeline_->current();
+    close_action_->setEnabled(current != nullptr);
+    reload_action_->setEnabled(current && !current->path().empty());
+    cancel_action_->setEnabled(loader_->isBusy());
+    copy_path_action_->setEnabled(workspace_->selectedObject() != kNoNode);
+    find_action_->setEnabled(current != nullptr);
+    clear_baseline_action_->setEnabled(timeline_->baseline() != nullptr);
+    const auto process = timeline_->sameProcess(current);
+    previous_baseline_action_->setEnabled(process.size() > 1 && process.front() != current);
+}
+
+void MainWindow::restoreSettings() {
+    QSettings settings;
+    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray())) resize(1280, 800);
+    restoreState(settings.value(kStateKey).toByteArray());
+    workspace_->restoreState(settings.value(kWorkspaceKey).toByteArray());
+}
+
+void MainWindow::saveSettings() const {
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kStateKey, saveState());
+    settings.setValue(kWorkspaceKey, workspace_->saveState());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
+    loader_->cancel();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    const QMimeData* mime = event->mimeData();
+    if (!mime->hasUrls()) return;
+    for (const QUrl& url : mime->urls()) {
+        if (url.isLocalFile()) {
+            event->acceptProposedAction();
+            return;
+        }
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (url.isLocalFile()) paths << url.toLocalFile();
+    }
+    if (paths.isEmpty()) return;
+    event->acceptProposedAction();
+    openFiles(paths);
+}
+
+}  // namespace refscope::app
