@@ -7,6 +7,8 @@
 
 #include <QMetaObject>
 
+#include "session/background_priority.h"
+
 #include "session/snapshot_timeline.h"
 
 namespace refscope::app {
@@ -45,9 +47,19 @@ std::shared_ptr<const Comparison> Comparison::compute(AnalysisPtr baseline, Anal
     return c;
 }
 
-std::span<const uint8_t> Comparison::newColumn() const {
+const std::vector<uint8_t>& Comparison::newColumn() const {
     if (survivors_) return survivors_->is_survivor;
     return diff_.is_new;
+}
+
+std::shared_ptr<const analysis::SnapshotDiff> shared_diff(const ComparisonPtr& comparison) {
+    if (!comparison) return nullptr;
+    return {comparison, &comparison->diff()};
+}
+
+std::shared_ptr<const std::vector<uint8_t>> shared_new_column(const ComparisonPtr& comparison) {
+    if (!comparison) return nullptr;
+    return {comparison, &comparison->newColumn()};
 }
 
 QString Comparison::description() const {
@@ -100,6 +112,7 @@ void ComparisonJob::clear() {
 }
 
 void ComparisonJob::runWorker() {
+    lower_current_thread_priority();
     for (;;) {
         Request request;
         std::shared_ptr<std::atomic<bool>> cancel;

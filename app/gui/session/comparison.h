@@ -15,7 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <span>
+#include <vector>
 #include <thread>
 
 #include <QObject>
@@ -50,8 +50,9 @@ public:
     const analysis::LeakSuspects& suspects() const { return *suspects_; }
 
     // One byte per node of the current snapshot, for the filter's `new`
-    // flag: new since the baseline, or (with a middle snapshot) a survivor.
-    std::span<const uint8_t> newColumn() const;
+    // flag and the objects table's "new" column: new since the baseline, or
+    // (with a middle snapshot) a survivor.
+    const std::vector<uint8_t>& newColumn() const;
 
     // "#2 after 250 logins (s2.rscope) against #1 after 50 logins (s1.rscope)".
     QString description() const;
@@ -68,6 +69,11 @@ private:
 };
 
 using ComparisonPtr = std::shared_ptr<const Comparison>;
+
+// Parts of a comparison as shared pointers that keep the whole comparison
+// (and its snapshots) alive, for models that hold on to them. Null for null.
+std::shared_ptr<const analysis::SnapshotDiff> shared_diff(const ComparisonPtr& comparison);
+std::shared_ptr<const std::vector<uint8_t>> shared_new_column(const ComparisonPtr& comparison);
 
 // Computes Comparisons on one worker thread it owns. Only the newest request
 // matters: starting another (or clear()) cancels the running one at its next

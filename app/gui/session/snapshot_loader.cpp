@@ -7,6 +7,8 @@
 
 #include <QMetaObject>
 
+#include "session/background_priority.h"
+
 #include "refscope/format/snapshot_io.h"
 
 namespace refscope::app {
@@ -65,6 +67,7 @@ int SnapshotLoader::queuedCount() const {
 }
 
 void SnapshotLoader::runWorker() {
+    lower_current_thread_priority();
     for (;;) {
         Job job;
         int remaining = 0;

@@ -13,7 +13,8 @@
 // loader's thread, a direct connection is safe, and events the worker posted
 // before the loader was destroyed are simply dropped with it. The destructor
 // cancels the running load, drops the queue and joins the worker: no thread
-// outlives the loader.
+// outlives the loader. The worker runs at a lower priority than the GUI
+// thread (background_priority.h), and so do the threads the pipeline starts.
 //
 // Progress is throttled to one signal per `kProgressInterval` (about 20 per
 // second) per loader, and the percentage of one file never goes down.

@@ -23,7 +23,7 @@
 #include <QToolButton>
 #include <QUrl>
 
-#include "refscope/analysis/subgraph.h"
+#include "models/cell_text.h"
 #include "session/snapshot_loader.h"
 #include "session/snapshot_timeline.h"
 #include "window/empty_state.h"
@@ -44,8 +44,6 @@ const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kStateKey = QStringLiteral("window/state");
 const QString kWorkspaceKey = QStringLiteral("window/workspace");
 const QString kDirectoryKey = QStringLiteral("files/lastDirectory");
-
-QString count_text(uint64_t n) { return QString::fromStdString(analysis::with_thousands(n)); }
 
 QString file_name(const AnalysisPtr& analysis) {
     return analysis->path().empty() ? QObject::tr("in-memory snapshot")
@@ -90,23 +88,26 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
+// Shortcuts are spelled out rather than taken from QKeySequence's standard
+// keys, which vary by platform theme (the offscreen and minimal platforms
+// have no Ctrl+W): the keys the README documents work everywhere.
 void MainWindow::buildActions() {
     open_action_ = new QAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this);
-    open_action_->setShortcut(QKeySequence::Open);
+    open_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
     open_action_->setStatusTip(tr("Open one or more snapshot files"));
     connect(open_action_, &QAction::triggered, this, &MainWindow::openWithDialog);
 
     reload_action_ = new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("&Reload"), this);
-    reload_action_->setShortcut(QKeySequence::Refresh);
+    reload_action_->setShortcut(QKeySequence(Qt::Key_F5));
     reload_action_->setStatusTip(tr("Read the current snapshot's file again"));
     connect(reload_action_, &QAction::triggered, this, &MainWindow::reloadCurrent);
 
     close_action_ = new QAction(tr("&Close Snapshot"), this);
-    close_action_->setShortcut(QKeySequence::Close);
+    close_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));
     connect(close_action_, &QAction::triggered, this, &MainWindow::closeCurrent);
 
     quit_action_ = new QAction(tr("&Quit"), this);
-    quit_action_->setShortcut(QKeySequence::Quit);
+    quit_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
     quit_action_->setMenuRole(QAction::QuitRole);
     connect(quit_action_, &QAction::triggered, this, &QWidget::close);
 
@@ -116,12 +117,12 @@ void MainWindow::buildActions() {
     connect(cancel_action_, &QAction::triggered, loader_, &SnapshotLoader::cancel);
 
     copy_path_action_ = new QAction(QIcon::fromTheme(QStringLiteral("edit-copy")), tr("&Copy Path as Text"), this);
-    copy_path_action_->setShortcut(QKeySequence::Copy);
+    copy_path_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_C));
     copy_path_action_->setStatusTip(tr("Copy the selected object's retention path to the clipboard"));
     connect(copy_path_action_, &QAction::triggered, workspace_, &Workspace::copyPathAsText);
 
     find_action_ = new QAction(QIcon::fromTheme(QStringLiteral("edit-find")), tr("&Filter Objects…"), this);
-    find_action_->setShortcut(QKeySequence::Find);
+    find_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
     connect(find_action_, &QAction::triggered, workspace_, &Workspace::focusFilter);
 
     previous_baseline_action_ = new QAction(tr("Compare with &Previous Snapshot"), this);
@@ -159,7 +160,7 @@ void MainWindow::buildMenus() {
     edit->addAction(find_action_);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    for (int p = 0; p < Workspace::PanelCount; ++p) {
+    for (int p = 0; p < Workspace::kPanelCount; ++p) {
         const auto panel = static_cast<Workspace::Panel>(p);
         QAction* action = view->addAction(Workspace::panelName(panel));
         action->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + p)));
@@ -349,7 +350,7 @@ void MainWindow::showLoadErrors() {
         error_dialog_->setText(tr("Could not open %1").arg(QFileInfo(line.left(split)).fileName()));
         error_dialog_->setInformativeText(line.mid(split + 2));
     } else {
-        error_dialog_->setText(tr("Could not open %n file(s)", nullptr, int(load_errors_.size())));
+        error_dialog_->setText(tr("Could not open %1 files").arg(load_errors_.size()));
         error_dialog_->setInformativeText(load_errors_.join(QStringLiteral("\n\n")));
     }
 }
@@ -418,9 +419,9 @@ void MainWindow::whenSettled(std::function<void()> then) {
 }
 
 bool MainWindow::selectTopSuspect() {
-    workspace_->showPanel(Workspace::SuspectsPanel);
+    workspace_->showPanel(Workspace::Panel::Suspects);
     const bool selected = workspace_->selectSuspect(0);
-    if (selected) workspace_->showPanel(Workspace::PathPanelId);
+    if (selected) workspace_->showPanel(Workspace::Panel::Path);
     return selected;
 }
 

@@ -24,6 +24,11 @@ QString node_link(const Snapshot& s, uint32_t node) {
         .arg(text_of(analysis::describe_node_at(s, node)).toHtmlEscaped());
 }
 
+// "1 hop", "3 hops" (as the CLI's path output says it).
+QString hops_text(size_t hops) {
+    return hops == 1 ? PathPanel::tr("1 hop") : PathPanel::tr("%1 hops").arg(hops);
+}
+
 }  // namespace
 
 PathPanel::PathPanel(QWidget* parent) : QWidget(parent) {
@@ -93,11 +98,10 @@ void PathPanel::render() {
                      text_of(analysis::describe_node(s, analysis_->index().target(edge)));
         }
         lines << chain << QString() << tr("root: %1 (%2)").arg(root_label, root_class)
-              << tr("%n hop(s) from the root:", nullptr, int(path->edges.size()));
+              << hops_text(path->edges.size()) + tr(" from the root:");
         lines << QStringLiteral("  (root) ") + text_of(analysis::describe_node_at(s, path->root_node));
-        html += tr("<p>Held by the <b>%1</b> root <i>%2</i>, %n hop(s):</p><ol start=\"0\">", nullptr,
-                   int(path->edges.size()))
-                    .arg(root_class.toHtmlEscaped(), root_label.toHtmlEscaped());
+        html += tr("<p>Held by the <b>%1</b> root <i>%2</i>, %3:</p><ol start=\"0\">")
+                    .arg(root_class.toHtmlEscaped(), root_label.toHtmlEscaped(), hops_text(path->edges.size()));
         html += QStringLiteral("<li>%1</li>").arg(node_link(s, path->root_node));
         for (uint32_t edge : path->edges) {
             const uint32_t next = analysis_->index().target(edge);

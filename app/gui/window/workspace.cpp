@@ -6,7 +6,12 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "models/cell_text.h"
+#include "models/filter_runner.h"
+#include "window/filter_bar.h"
+#include "window/objects_panel.h"
 #include "window/path_panel.h"
+#include "window/summary_panel.h"
 
 namespace refscope::app {
 
@@ -28,9 +33,10 @@ constexpr quint32 kStateVersion = 1;
 Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("workspace"));
     suspects_panel_ = pending_panel(tr("Leak suspects"), this);
-    summary_panel_ = pending_panel(tr("Summary by type"), this);
+    summary_panel_ = new SummaryPanel(this);
     diff_panel_ = pending_panel(tr("Open two snapshots of one process to compare them."), this);
-    objects_panel_ = pending_panel(tr("Objects of the selected group"), this);
+    objects_panel_ = new ObjectsPanel(this);
+    filter_bar_ = new FilterBar(this);
     path_panel_ = new PathPanel(this);
     retainers_panel_ = pending_panel(tr("Retainers"), this);
     retained_panel_ = pending_panel(tr("Retained"), this);
@@ -38,16 +44,16 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
 
     group_tabs_ = new QTabWidget(this);
     group_tabs_->setObjectName(QStringLiteral("groupTabs"));
-    group_tabs_->addTab(suspects_panel_, panelName(SuspectsPanel));
-    group_tabs_->addTab(summary_panel_, panelName(SummaryPanel));
-    group_tabs_->addTab(diff_panel_, panelName(DiffPanel));
+    group_tabs_->addTab(suspects_panel_, panelName(Panel::Suspects));
+    group_tabs_->addTab(summary_panel_, panelName(Panel::Summary));
+    group_tabs_->addTab(diff_panel_, panelName(Panel::Diff));
 
     detail_tabs_ = new QTabWidget(this);
     detail_tabs_->setObjectName(QStringLiteral("detailTabs"));
-    detail_tabs_->addTab(path_panel_, panelName(PathPanelId));
-    detail_tabs_->addTab(retainers_panel_, panelName(RetainersPanel));
-    detail_tabs_->addTab(retained_panel_, panelName(RetainedPanel));
-    detail_tabs_->addTab(graph_panel_, panelName(GraphPanel));
+    detail_tabs_->addTab(path_panel_, panelName(Panel::Path));
+    detail_tabs_->addTab(retainers_panel_, panelName(Panel::Retainers));
+    detail_tabs_->addTab(retained_panel_, panelName(Panel::Retained));
+    detail_tabs_->addTab(graph_panel_, panelName(Panel::Graph));
 
     left_splitter_ = new QSplitter(Qt::Vertical, this);
     left_splitter_->setObjectName(QStringLiteral("leftSplitter"));
@@ -65,9 +71,13 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(filter_bar_);
     layout->addWidget(main_splitter_, 1);
 
     connect(path_panel_, &PathPanel::objectActivated, this, &Workspace::selectObject);
+    connect(filter_bar_, &FilterBar::filterChanged, this, &Workspace::onFilterChanged);
+    connect(summary_panel_, &SummaryPanel::groupActivated, this, &Workspace::showGroup);
+    connect(objects_panel_, &ObjectsPanel::objectActivated, this, &Workspace::selectObject);
 }
 
 Workspace::~Workspace() = default;
@@ -76,12 +86,36 @@ void Workspace::setAnalysis(AnalysisPtr analysis) {
     analysis_ = std::move(analysis);
     comparison_.reset();
     selected_ = kNoNode;
+    filter_bar_->setAnalysis(analysis_);
+    summary_panel_->setAnalysis(analysis_);
+    objects_panel_->setAnalysis(analysis_);
     path_panel_->setAnalysis(analysis_);
 }
 
 void Workspace::setComparison(ComparisonPtr comparison) {
     if (comparison && comparison->current() != analysis_) comparison.reset();
+    if (comparison == comparison_) return;
     comparison_ = std::move(comparison);
+    summary_panel_->setComparison(comparison_);
+    objects_panel_->setNewColumn(shared_new_column(comparison_));
+    filter_bar_->setNewColumn(comparison_ ? std::span<const uint8_t>(comparison_->newColumn())
+                                          : std::span<const uint8_t>());
+}
+
+void Workspace::onFilterChanged(const FilterResult& result) {
+    summary_panel_->setSelection(result.nodes);
+    if (result.nodes) {
+        objects_panel_->setObjects(tr("filter “%1”").arg(filter_bar_->text().trimmed()), *result.nodes);
+        const size_t matches = result.nodes->size();
+        emit message(matches == 1 ? tr("The filter matches 1 object")
+                                  : tr("The filter matches %1 objects").arg(count_text(matches)));
+    } else {
+        objects_panel_->setObjects({}, {});
+    }
+}
+
+void Workspace::showGroup(const QString& name, const std::vector<uint32_t>& nodes) {
+    objects_panel_->setObjects(name, nodes);
 }
 
 QString Workspace::pathText() const { return path_panel_->plainText(); }
@@ -100,12 +134,13 @@ bool Workspace::selectSuspect(int row) {
     return true;
 }
 
-bool Workspace::busy() const { return false; }
+bool Workspace::busy() const { return summary_panel_->busy(); }
 
 void Workspace::selectObject(uint32_t node) {
     if (!analysis_ || node >= analysis_->snapshot().node_count()) node = kNoNode;
     selected_ = node;
     path_panel_->showObject(node);
+    objects_panel_->showSelection(node);
     emit objectSelected(node);
 }
 
@@ -113,16 +148,15 @@ void Workspace::copyPathAsText() const { path_panel_->copyToClipboard(); }
 
 QWidget* Workspace::panelWidget(Panel panel) const {
     switch (panel) {
-    case SuspectsPanel: return suspects_panel_;
-    case SummaryPanel: return summary_panel_;
-    case DiffPanel: return diff_panel_;
-    case ObjectsPanel: return objects_panel_;
-    case PathPanelId: return path_panel_;
-    case RetainersPanel: return retainers_panel_;
-    case RetainedPanel: return retained_panel_;
-    case GraphPanel: return graph_panel_;
-    case PanelCount: break;
-    }
+    case Panel::Suspects: return suspects_panel_;
+    case Panel::Summary: return summary_panel_;
+    case Panel::Diff: return diff_panel_;
+    case Panel::Objects: return objects_panel_;
+    case Panel::Path: return path_panel_;
+    case Panel::Retainers: return retainers_panel_;
+    case Panel::Retained: return retained_panel_;
+    case Panel::Graph: return graph_panel_;
+        }
     return nullptr;
 }
 
@@ -138,20 +172,19 @@ void Workspace::showPanel(Panel panel) {
 
 QString Workspace::panelName(Panel panel) {
     switch (panel) {
-    case SuspectsPanel: return tr("Leak Suspects");
-    case SummaryPanel: return tr("Summary");
-    case DiffPanel: return tr("Diff");
-    case ObjectsPanel: return tr("Objects");
-    case PathPanelId: return tr("Path");
-    case RetainersPanel: return tr("Retainers");
-    case RetainedPanel: return tr("Retained");
-    case GraphPanel: return tr("Graph");
-    case PanelCount: break;
-    }
+    case Panel::Suspects: return tr("Leak Suspects");
+    case Panel::Summary: return tr("Summary");
+    case Panel::Diff: return tr("Diff");
+    case Panel::Objects: return tr("Objects");
+    case Panel::Path: return tr("Path");
+    case Panel::Retainers: return tr("Retainers");
+    case Panel::Retained: return tr("Retained");
+    case Panel::Graph: return tr("Graph");
+        }
     return {};
 }
 
-void Workspace::focusFilter() {}
+void Workspace::focusFilter() { filter_bar_->focusField(); }
 
 QByteArray Workspace::saveState() const {
     QByteArray state;

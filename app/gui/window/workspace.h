@@ -31,15 +31,19 @@ class QTabWidget;
 
 namespace refscope::app {
 
+class FilterBar;
+class ObjectsPanel;
 class PathPanel;
+class SummaryPanel;
+struct FilterResult;
 
 class Workspace : public QWidget {
     Q_OBJECT
 
 public:
     // The panels, in Alt+1..Alt+8 order.
-    enum Panel { SuspectsPanel, SummaryPanel, DiffPanel, ObjectsPanel, PathPanelId, RetainersPanel,
-                 RetainedPanel, GraphPanel, PanelCount };
+    enum class Panel { Suspects, Summary, Diff, Objects, Path, Retainers, Retained, Graph };
+    static constexpr int kPanelCount = 8;
 
     explicit Workspace(QWidget* parent = nullptr);
     ~Workspace() override;
@@ -71,6 +75,9 @@ public:
     void restoreState(const QByteArray& state);
 
     PathPanel* pathPanel() const { return path_panel_; }
+    FilterBar* filterBar() const { return filter_bar_; }
+    SummaryPanel* summaryPanel() const { return summary_panel_; }
+    ObjectsPanel* objectsPanel() const { return objects_panel_; }
 
 public slots:
     // Makes `node` the selection of every object panel (kNoNode clears).
@@ -84,6 +91,8 @@ signals:
 
 private:
     QWidget* panelWidget(Panel panel) const;
+    void onFilterChanged(const FilterResult& result);
+    void showGroup(const QString& name, const std::vector<uint32_t>& nodes);
 
     AnalysisPtr analysis_;
     ComparisonPtr comparison_;
@@ -93,10 +102,11 @@ private:
     QSplitter* left_splitter_;
     QTabWidget* group_tabs_;
     QTabWidget* detail_tabs_;
-    QWidget* objects_panel_;
+    FilterBar* filter_bar_;
+    ObjectsPanel* objects_panel_;
     PathPanel* path_panel_;
     QWidget* suspects_panel_;
-    QWidget* summary_panel_;
+    SummaryPanel* summary_panel_;
     QWidget* diff_panel_;
     QWidget* retainers_panel_;
     QWidget* retained_panel_;

@@ -1,0 +1,86 @@
+#include "window/objects_panel.h"
+
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "models/cell_text.h"
+#include "models/object_table_model.h"
+
+namespace refscope::app {
+
+ObjectsPanel::ObjectsPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("objectsPanel"));
+    model_ = new ObjectTableModel(this);
+    caption_ = new QLabel(this);
+    caption_->setObjectName(QStringLiteral("objectsCaption"));
+    view_ = new QTableView(this);
+    view_->setObjectName(QStringLiteral("objectsView"));
+    view_->setModel(model_);
+    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view_->setSelectionMode(QAbstractItemView::SingleSelection);
+    view_->setAlternatingRowColors(true);
+    view_->setWordWrap(false);
+    // Millions of rows: fixed row heights, so the view never measures rows.
+    view_->verticalHeader()->hide();
+    view_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
+    view_->horizontalHeader()->setStretchLastSection(true);
+    view_->horizontalHeader()->setSortIndicator(ObjectTableModel::RetainedColumn, Qt::DescendingOrder);
+    view_->setSortingEnabled(true);
+    view_->setColumnWidth(ObjectTableModel::AddressColumn, 130);
+    view_->setColumnWidth(ObjectTableModel::TypeColumn, 170);
+    view_->setColumnWidth(ObjectTableModel::PreviewColumn, 220);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(caption_);
+    layout->addWidget(view_, 1);
+    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &ObjectsPanel::onCurrentRowChanged);
+    setObjects({}, {});
+}
+
+void ObjectsPanel::setAnalysis(AnalysisPtr analysis) {
+    analysis_ = std::move(analysis);
+    model_->setAnalysis(analysis_);
+    setObjects({}, {});
+}
+
+void ObjectsPanel::setObjects(const QString& caption, std::vector<uint32_t> nodes) {
+    const size_t count = nodes.size();
+    model_->setNodes(std::move(nodes));
+    if (caption.isEmpty()) {
+        caption_->setText(analysis_ ? tr("Objects: choose a leak suspect, a type in the summary or apply a filter")
+                                    : QString());
+    } else {
+        caption_->setText(tr("Objects of %1: %2").arg(caption, count_text(count)));
+    }
+}
+
+void ObjectsPanel::setNewColumn(std::shared_ptr<const std::vector<uint8_t>> is_new) {
+    model_->setNewColumn(std::move(is_new));
+}
+
+QString ObjectsPanel::caption() const { return caption_->text(); }
+
+void ObjectsPanel::showSelection(uint32_t node) {
+    const int row = node == kNoNode ? -1 : model_->rowOf(node);
+    if (row < 0) return;
+    showing_selection_ = true;
+    view_->setCurrentIndex(model_->index(row, 0));
+    view_->scrollTo(view_->currentIndex());
+    showing_selection_ = false;
+}
+
+void ObjectsPanel::onCurrentRowChanged() {
+    if (showing_selection_) return;
+    const QModelIndex current = view_->currentIndex();
+    if (!current.isValid()) return;
+    const uint32_t node = model_->nodeAt(current.row());
+    if (node != kNoNode) emit objectActivated(node);
+}
+
+}  // namespace refscope::app

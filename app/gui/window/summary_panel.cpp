@@ -1,0 +1,149 @@
+#include "window/summary_panel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "models/cell_text.h"
+#include "models/type_summary_model.h"
+#include "window/model_build_job.h"
+
+namespace refscope::app {
+
+SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("summaryPanel"));
+    model_ = new TypeSummaryModel(this);
+    build_job_ = new ModelBuildJob(this);
+    connect(build_job_, &ModelBuildJob::built, this, &SummaryPanel::install);
+    group_by_ = new QComboBox(this);
+    group_by_->setObjectName(QStringLiteral("summaryGroupBy"));
+    group_by_->addItem(tr("type"), static_cast<int>(analysis::GroupBy::Type));
+    group_by_->addItem(tr("module"), static_cast<int>(analysis::GroupBy::Module));
+    totals_ = new QLabel(this);
+    totals_->setObjectName(QStringLiteral("summaryTotals"));
+
+    view_ = new QTableView(this);
+    view_->setObjectName(QStringLiteral("summaryView"));
+    view_->setModel(model_);
+    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view_->setSelectionMode(QAbstractItemView::SingleSelection);
+    view_->setAlternatingRowColors(true);
+    view_->setWordWrap(false);
+    view_->verticalHeader()->hide();
+    view_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    view_->horizontalHeader()->setStretchLastSection(true);
+    // Biggest first, as `refscope-cli summary` prints it.
+    view_->horizontalHeader()->setSortIndicator(TypeSummaryModel::ShallowBytesColumn, Qt::DescendingOrder);
+    view_->setSortingEnabled(true);
+    view_->setColumnWidth(TypeSummaryModel::NameColumn, 260);
+
+    auto* top = new QHBoxLayout;
+    auto* label = new QLabel(tr("Group &by:"), this);
+    label->setBuddy(group_by_);
+    top->addWidget(label);
+    top->addWidget(group_by_);
+    top->addStretch(1);
+    top->addWidget(totals_);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(top);
+    layout->addWidget(view_, 1);
+
+    connect(group_by_, &QComboBox::currentIndexChanged, this, &SummaryPanel::regroup);
+    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &SummaryPanel::onCurrentRowChanged);
+}
+
+bool SummaryPanel::busy() const { return build_job_->busy(); }
+
+void SummaryPanel::setAnalysis(AnalysisPtr analysis) {
+    analysis_ = std::move(analysis);
+    selection_.reset();
+    comparison_.reset();
+    regroup();
+}
+
+void SummaryPanel::setSelection(std::shared_ptr<const std::vector<uint32_t>> nodes) {
+    selection_ = std::move(nodes);
+    const QString current = view_->currentIndex().isValid() ? model_->groupName(view_->currentIndex().row()) : QString();
+    model_->setSelection(selection_);
+    if (!current.isEmpty()) selectGroup(current);
+    updateTotals();
+}
+
+void SummaryPanel::setComparison(const ComparisonPtr& comparison) {
+    comparison_ = comparison;
+    model_->setBaseline(shared_diff(comparison));
+}
+
+bool SummaryPanel::selectGroup(const QString& name) {
+    const int row = model_->rowOfGroup(name);
+    if (row < 0) return false;
+    view_->setCurrentIndex(model_->index(row, TypeSummaryModel::NameColumn));
+    view_->scrollTo(view_->currentIndex());
+    return true;
+}
+
+void SummaryPanel::regroup() {
+    const auto by = static_cast<analysis::GroupBy>(group_by_->currentData().toInt());
+    // Empty until the new model arrives: the old one shows another snapshot.
+    model_->setAnalysis(nullptr);
+    updateTotals();
+    if (!analysis_) {
+        build_job_->cancel();
+        return;
+    }
+    const int column = view_->horizontalHeader()->sortIndicatorSection();
+    const Qt::SortOrder order = view_->horizontalHeader()->sortIndicatorOrder();
+    build_job_->start([analysis = analysis_, by, column, order]() -> QAbstractItemModel* {
+        auto* model = new TypeSummaryModel;
+        model->setAnalysis(analysis, by);
+        model->sort(column, order);
+        return model;
+    });
+}
+
+void SummaryPanel::install(QAbstractItemModel* built) {
+    auto* model = qobject_cast<TypeSummaryModel*>(built);
+    if (!model || model->analysis() != analysis_) {
+        delete built;
+        return;
+    }
+    model->setParent(this);
+    TypeSummaryModel* old = model_;
+    QItemSelectionModel* old_selection = view_->selectionModel();
+    model_ = model;
+    view_->setModel(model_);  // a new selection model: connect it again
+    old_selection->deleteLater();
+    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &SummaryPanel::onCurrentRowChanged);
+    old->deleteLater();
+    // The filter and the baseline may have changed while it was built.
+    if (selection_) model_->setSelection(selection_);
+    if (comparison_) model_->setBaseline(shared_diff(comparison_));
+    updateTotals();
+    emit modelReplaced();
+}
+
+void SummaryPanel::updateTotals() {
+    if (!analysis_) {
+        totals_->clear();
+        return;
+    }
+    totals_->setText(tr("%1 groups · %2 objects · %3")
+                         .arg(count_text(static_cast<uint64_t>(model_->rowCount())))
+                         .arg(count_text(model_->totalObjects()))
+                         .arg(bytes_text(model_->totalBytes())));
+}
+
+void SummaryPanel::onCurrentRowChanged() {
+    const QModelIndex current = view_->currentIndex();
+    if (!current.isValid()) return;
+    emit groupActivated(model_->groupName(current.row()), model_->nodesOf(current.row()));
+}
+
+}  // namespace refscope::app

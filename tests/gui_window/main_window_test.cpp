@@ -1,0 +1,461 @@
+// The real MainWindow, driven as a person would (headless): opening the
+// checked-in scenario (a login service whose session registry is never
+// pruned, snapshotted after 50 and after 250 logins), the comparison, leak
+// suspects, the path, the filter, the error dialog, recent files, closing,
+// drag and drop, settings, the command line and a screenshot.
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QCompleter>
+#include <QStringListModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QFileInfo>
+#include <QCommandLineParser>
+#include <QSignalSpy>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QUrl>
+#include <QtTest>
+
+#include "models/object_table_model.h"
+#include "refscope/analysis/subgraph.h"
+#include "refscope/format/snapshot_io.h"
+#include "models/type_summary_model.h"
+#include "session/snapshot_loader.h"
+#include "session/snapshot_timeline.h"
+#include "window/command_line.h"
+#include "window/empty_state.h"
+#include "window/filter_bar.h"
+#include "window/main_window.h"
+#include "window/objects_panel.h"
+#include "window/path_panel.h"
+#include "window/recent_files.h"
+#include "window/summary_panel.h"
+#include "window/workspace.h"
+#include "window_test_support.h"
+
+using namespace refscope;
+using namespace refscope::app;
+using testing::data_file;
+using testing::wait_settled;
+
+namespace {
+
+const char* kFirst = "app-registry-1.rscope";
+const char* kSecond = "app-registry-2.rscope";
+
+// Opens the scenario (both snapshots) and waits until it is shown.
+bool open_scenario(MainWindow& window) {
+    window.openFiles({data_file(kFirst), data_file(kSecond)});
+    return wait_settled(window);
+}
+
+}  // namespace
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void emptyStateAtStart();
+    void opensScenarioAsComparison();
+    void topSuspectShowsItsPath();
+    void copyPathAsText();
+    void filterSelectsAndReportsErrorsInPlace();
+    void summaryGroupListsItsObjects();
+    void corruptFileShowsReaderMessage();
+    void severalBadFilesShareOneDialog();
+    void missingFileFromCommandLine();
+    void recentFilesAndReopen();
+    void closeAndReload();
+    void dropOpensFiles();
+    void baselineChoiceAndMismatch();
+    void panelShortcuts();
+    void settingsKeepLayout();
+    void commandLine();
+    void screenshot();
+};
+
+void MainWindowTest::emptyStateAtStart() {
+    MainWindow window;
+    window.show();
+    auto* pages = qobject_cast<QStackedWidget*>(window.centralWidget());
+    QVERIFY(pages);
+    QCOMPARE(pages->currentWidget()->objectName(), QStringLiteral("emptyState"));
+    auto* title = testing::find<QLabel>(window, "emptyStateTitle");
+    QVERIFY(title);
+    QCOMPARE(title->text(), QStringLiteral("Open a snapshot or connect a process"));
+    QVERIFY(testing::find<QPushButton>(window, "emptyStateOpen"));
+    QCOMPARE(window.windowTitle(), QStringLiteral("refscope"));
+    QVERIFY(window.countsText().isEmpty());
+    QVERIFY(!window.windowIcon().isNull());
+}
+
+void MainWindowTest::opensScenarioAsComparison() {
+    MainWindow window;
+    window.show();
+    QVERIFY(open_scenario(window));
+    QVERIFY(window.loadErrors().isEmpty());
+    SnapshotTimeline* timeline = window.timeline();
+    QCOMPARE(timeline->count(), 2);
+    // Opened together: the older is the baseline, the newer is shown.
+    QVERIFY(timeline->baseline());
+    QCOMPARE(timeline->baseline()->snapshot().header.sequence, uint64_t{1});
+    QCOMPARE(timeline->current()->snapshot().header.sequence, uint64_t{2});
+    QVERIFY(window.comparisonJob()->result());
+    QCOMPARE(window.workspace()->comparison(), window.comparisonJob()->result());
+
+    auto* pages = qobject_cast<QStackedWidget*>(window.centralWidget());
+    QCOMPARE(pages->currentWidget(), static_cast<QWidget*>(window.workspace()));
+    QVERIFY(window.windowTitle().startsWith(QLatin1String("app-registry-2.rscope vs app-registry-1.rscope")));
+    // Status bar: the snapshot's own counts.
+    const Snapshot& s = timeline->current()->snapshot();
+    QVERIFY2(window.countsText().startsWith(
+                 QString::fromStdString(analysis::with_thousands(s.node_count())) + QStringLiteral(" objects")),
+             qPrintable(window.countsText()));
+    QVERIFY(window.countsText().contains(QLatin1String("leak suspects")));
+    // The selector names both and what the comparison found.
+    auto* note = testing::find<QLabel>(window, "comparisonNote");
+    QVERIFY(note && note->text().contains(QLatin1String("new")));
+    auto* baseline = testing::find<QComboBox>(window, "baselineSnapshot");
+    QVERIFY(baseline && baseline->currentText().contains(QLatin1String("after 50 logins")));
+}
+
+void MainWindowTest::topSuspectShowsItsPath() {
+    MainWindow window;
+    window.show();
+    QVERIFY(open_scenario(window));
+    QVERIFY(window.selectTopSuspect());
+    QVERIFY(wait_settled(window));
+    // With the baseline, the top suspect is the registry dict where the
+    // growth accumulates: its path runs from sys.modules through the module.
+    const analysis::LeakSuspects* suspects = window.workspace()->suspects();
+    QVERIFY(suspects && !suspects->groups().empty());
+    QVERIFY(suspects->groups().front().kinds & analysis::kSuspectLargeRetained);
+    const QString path = window.selectedPathText();
+    QVERIFY2(path.startsWith(QStringLiteral("sys.modules → ")), qPrintable(path));
+    QVERIFY2(path.contains(QLatin1String("['leaky_registry'] module leaky_registry")), qPrintable(path));
+    QVERIFY2(path.contains(QLatin1String("['_sessions'] dict (len=250)")), qPrintable(path));
+    QVERIFY(path.contains(QLatin1String("root: sys.modules (interpreter)")));
+    QCOMPARE(window.workspace()->selectedObject(), suspects->groups().front().representative);
+}
+
+void MainWindowTest::copyPathAsText() {
+    MainWindow window;
+    window.show();
+    QVERIFY(open_scenario(window));
+    QVERIFY(window.selectTopSuspect());
+    QApplication::clipboard()->clear();
+    // Ctrl+C with the focus outside text fields copies the path.
+    window.workspace()->pathPanel()->setFocus();
+    auto* copy = testing::find<QPushButton>(window, "copyPath");
+    QVERIFY(copy && copy->isEnabled());
+    copy->click();
+    QCOMPARE(QApplication::clipboard()->text(), window.selectedPathText());
+}
+
+void MainWindowTest::filterSelectsAndReportsErrorsInPlace() {
+    MainWindow window;
+    window.show();
+    QVERIFY(open_scenario(window));
+    FilterBar* filter = window.workspace()->filterBar();
+    TypeSummaryModel* summary = window.workspace()->summaryPanel()->model();
+    ObjectTableModel* objects = window.workspace()->objectsPanel()->model();
+    const int all_groups = summary->rowCount();
+    QVERIFY(all_groups > 10);
+
+    // Ctrl+F focuses the field; typing a query and Enter applies it.
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+    QTRY_VERIFY(filter->lineEdit()->hasFocus());
+    QTest::keyClicks(filter->lineEdit(), QStringLiteral("type:leaky_registry.Session"));
+    QTest::keyClick(filter->lineEdit(), Qt::Key_Return);
+    QCOMPARE(summary->rowCount(), 1);
+    QCOMPARE(summary->groupName(0), QStringLiteral("leaky_registry.Session"));
+    QCOMPARE(objects->rowCount(), 250);
+    QVERIFY(!filter->errorLabel()->isVisible());
+
+    // `new` uses the comparison: 200 sessions since the baseline.
+    filter->lineEdit()->setText(QStringLiteral("type:leaky_registry.Session new"));
+    filter->apply();
+    QCOMPARE(objects->rowCount(), 200);
+
+    // A mistake: shown in place with its column, the views keep the last
+    // good filter, nothing crashes.
+    filter->lineEdit()->setText(QStringLiteral("type:leaky_registry.Session sise>10"));
+    filter->apply();
+    QVERIFY(filter->errorLabel()->isVisible());
+    const QString error = filter->errorLabel()->text();
+    QVERIFY2(error.contains(QLatin1String("sise")) && error.contains(QLatin1String("column 29")), qPrintable(error));
+    QCOMPARE(filter->lineEdit()->cursorPosition(), 28);
+    QCOMPARE(objects->rowCount(), 200);
+
+    // Completions for the word being typed.
+    filter->lineEdit()->clear();
+    QTest::keyClicks(filter->lineEdit(), QStringLiteral("type:leaky_reg"));
+    auto* completion_model = qobject_cast<QStringListModel*>(filter->lineEdit()->completer()->model());
+    QVERIFY(completion_model);
+    const QStringList completions = completion_model->stringList();
+    QVERIFY2(completions.contains(QStringLiteral("type:leaky_registry.Session")), qPrintable(completions.join(", ")));
+
+    // Clearing the field removes the filter.
+    filter->lineEdit()->clear();
+    QCOMPARE(summary->rowCount(), all_groups);
+    QVERIFY(!filter->errorLabel()->isVisible());
+}
+
+void MainWindowTest::summaryGroupListsItsObjects() {
+    MainWindow window;
+    window.show();
+    QVERIFY(open_scenario(window));
+    SummaryPanel* summary = window.workspace()->summaryPanel();
+    QVERIFY(summary->selectGroup(QStringLiteral("leaky_registry.Session")));
+    ObjectsPanel* objects = window.workspace()->objectsPanel();
+    QCOMPARE(objects->model()->rowCount(), 250);
+    QVERIFY(objects->caption().contains(QLatin1String("leaky_registry.Session")));
+    // The growth since the baseline is in the summary.
+    const int row = summary->model()->rowOfGroup(QStringLiteral("leaky_registry.Session"));
+    QCOMPARE(summary->model()->index(row, TypeSummaryModel::DeltaObjectsColumn).data().toString(),
+             QStringLiteral("+200"));
+    // Choosing an object row selects it everywhere.
+    objects->view()->setCurrentIndex(objects->model()->index(3, 0));
+    const uint32_t node = objects->model()->nodeAt(3);
+    QCOMPARE(window.workspace()->selectedObject(), node);
+    QVERIFY(window.selectedPathText().contains(QLatin1String("leaky_registry.Session @ ")));
+}
+
+void MainWindowTest::corruptFileShowsReaderMessage() {
+    MainWindow window;
+    window.show();
+    const QString bad = data_file("truncated.rscope");
+    QString reader_message;
+    try {
+        format::read_snapshot_file(bad.toStdString());
+    } catch (const format::ReadError& e) {
+        reader_message = QString::fromUtf8(e.what());
+    }
+    QVERIFY(!reader_message.isEmpty());
+
+    window.openFiles({bad});
+    QVERIFY(wait_settled(window));
+    // The real dialog, found the way a person sees it: the active modal window.
+    QTRY_VERIFY(QApplication::activeModalWidget() != nullptr);
+    auto* dialog = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    QVERIFY(dialog);
+    QCOMPARE(dialog, window.errorDialog());
+    QCOMPARE(dialog->text(), QStringLiteral("Could not open truncated.rscope"));
+    QCOMPARE(dialog->informativeText(), reader_message);
+    QCOMPARE(dialog->icon(), QMessageBox::Warning);
+    dialog->accept();
+    QTRY_VERIFY(window.errorDialog() == nullptr);
+    // The window is as it was: empty, usable.
+    QCOMPARE(window.timeline()->count(), 0);
+    QVERIFY(open_scenario(window));
+    QCOMPARE(window.timeline()->count(), 2);
+}
+
+void MainWindowTest::severalBadFilesShareOneDialog() {
+    MainWindow window;
+    window.show();
+    window.openFiles({data_file("bad-magic.rscope"), data_file(kFirst), data_file("bad-checksum.rscope")});
+    QVERIFY(wait_settled(window));
+    QCOMPARE(window.timeline()->count(), 1);  // the good one opened anyway
+    QMessageBox* dialog = window.errorDialog();
+    QVERIFY(dialog);
+    QCOMPARE(dialog->text(), QStringLiteral("Could not open 2 files"));
+    QVERIFY(dialog->informativeText().contains(QLatin1String("not a refscope snapshot")));
+    QVERIFY(dialog->informativeText().contains(QLatin1String("checksum mismatch")));
+    QCOMPARE(window.loadErrors().size(), 2);
+    dialog->accept();
+}
+
+void MainWindowTest::missingFileFromCommandLine() {
+    MainWindow window;
+    window.show();
+    window.openFiles({QStringLiteral("/nonexistent/heap.rscope")});
+    QVERIFY(wait_settled(window));
+    QVERIFY(window.errorDialog());
+    QVERIFY(window.errorDialog()->informativeText().contains(QLatin1String("No such file or directory")));
+    window.errorDialog()->accept();
+}
+
+void MainWindowTest::recentFilesAndReopen() {
+    MainWindow window;
+    window.show();
+    window.recentFiles()->clear();
+    QVERIFY(open_scenario(window));
+    const QStringList recent = window.recentFiles()->files();
+    QCOMPARE(recent.size(), 2);
+    QVERIFY(recent.contains(QFileInfo(data_file(kFirst)).absoluteFilePath()));
+    auto* menu = testing::find<QMenu>(window, "recentMenu");
+    QVERIFY(menu);
+    window.recentFiles()->fillMenu(menu);
+    QVERIFY(menu->actions().size() >= 3);  // two files, separator, clear
+    // Opening a file that is already open only makes it current.
+    window.openFiles({data_file(kFirst)});
+    QVERIFY(wait_settled(window));
+    QCOMPARE(window.timeline()->count(), 2);
+    QCOMPARE(window.timeline()->current()->snapshot().header.sequence, uint64_t{1});
+    // A new window (next start) lists them too, in the empty state.
+    MainWindow next;
+    QCOMPARE(next.recentFiles()->files(), window.recentFiles()->files());
+}
+
+void MainWindowTest::closeAndReload() {
+    MainWindow window;
+    window.show();
+    QVERIFY(open_scenario(window));
+    const AnalysisPtr before = window.timeline()->current();
+    window.reloadCurrent();
+    QVERIFY(wait_settled(window));
+    QCOMPARE(window.timeline()->count(), 2);
+    QVERIFY(window.timeline()->current() != before);  // read again
+    QCOMPARE(window.timeline()->current()->path(), before->path());
+
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::keyClick(&window, Qt::Key_W, Qt::ControlModifier);
+    QCOMPARE(window.timeline()->count(), 1);
+    window.closeCurrent();
+    QCOMPARE(window.timeline()->count(), 0);
+    auto* pages = qobject_cast<QStackedWidget*>(window.centralWidget());
+    QCOMPARE(pages->currentWidget()->objectName(), QStringLiteral("emptyState"));
+    QVERIFY(window.countsText().isEmpty());
+}
+
+void MainWindowTest::dropOpensFiles() {
+    MainWindow window;
+    window.show();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(data_file(kFirst)), QUrl::fromLocalFile(data_file(kSecond))});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &drop);
+    QVERIFY(wait_settled(window));
+    QCOMPARE(window.timeline()->count(), 2);
+
+    // Text without files is refused.
+    QMimeData text;
+    text.setText(QStringLiteral("hello"));
+    QDragEnterEvent refuse(QPoint(10, 10), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+    refuse.setAccepted(false);
+    QApplication::sendEvent(&window, &refuse);
+    QVERIFY(!refuse.isAccepted());
+}
+
+void MainWindowTest::baselineChoiceAndMismatch() {
+    MainWindow window;
+    window.show();
+    QVERIFY(open_scenario(window));
+    SnapshotTimeline* timeline = window.timeline();
+    // No baseline: the snapshot's own suspects (no growth evidence).
+    timeline->setBaseline(nullptr);
+    QVERIFY(wait_settled(window));
+    QVERIFY(!window.workspace()->comparison());
+    QCOMPARE(window.workspace()->suspects(), timeline->current()->suspects());
+    // Wrong order: the newer as baseline of the older is refused, in words.
+    const AnalysisPtr newer = timeline->current();
+    timeline->setCurrent(timeline->at(0));
+    timeline->setBaseline(newer);
+    QVERIFY(wait_settled(window));
+    auto* note = testing::find<QLabel>(window, "comparisonNote");
+    QVERIFY2(note->text().contains(QLatin1String("out of order")), qPrintable(note->text()));
+    QVERIFY(!window.workspace()->comparison());
+}
+
+void MainWindowTest::panelShortcuts() {
+    MainWindow window;
+    window.show();
+    QVERIFY(open_scenario(window));
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::keyClick(&window, Qt::Key_2, Qt::AltModifier);
+    auto* groups = testing::find<QTabWidget>(window, "groupTabs");
+    QCOMPARE(groups->currentWidget()->objectName(), QStringLiteral("summaryPanel"));
+    QTest::keyClick(&window, Qt::Key_5, Qt::AltModifier);
+    auto* details = testing::find<QTabWidget>(window, "detailTabs");
+    QCOMPARE(details->currentWidget()->objectName(), QStringLiteral("pathPanel"));
+}
+
+void MainWindowTest::settingsKeepLayout() {
+    QByteArray geometry;
+    {
+        MainWindow window;
+        window.resize(1111, 777);
+        window.show();
+        QVERIFY(open_scenario(window));
+        window.workspace()->showPanel(Workspace::Panel::Summary);
+        window.close();  // saves
+    }
+    MainWindow again;
+    again.show();
+    QCOMPARE(again.size(), QSize(1111, 777));
+    auto* groups = testing::find<QTabWidget>(again, "groupTabs");
+    QCOMPARE(groups->currentWidget()->objectName(), QStringLiteral("summaryPanel"));
+}
+
+void MainWindowTest::commandLine() {
+    {
+        QCommandLineParser parser;
+        QString error;
+        const auto options = parse_command_line(
+            parser,
+            {"refscope", "a.rscope", "b.rscope", "--select-top-suspect", "--print-path", "--screenshot", "x.png",
+             "--quit-after-screenshot", "--window-size", "1400x900"},
+            &error);
+        QVERIFY2(options, qPrintable(error));
+        QCOMPARE(options->files, (QStringList{"a.rscope", "b.rscope"}));
+        QVERIFY(options->selectTopSuspect && options->printPath && options->quitAfterScreenshot);
+        QCOMPARE(options->screenshot, QStringLiteral("x.png"));
+        QCOMPARE(options->windowSize, QSize(1400, 900));
+    }
+    for (const QStringList& bad : {QStringList{"refscope", "--window-size", "big"},
+                                   QStringList{"refscope", "--no-such-option"},
+                                   QStringList{"refscope", "--print-path", "a.rscope"}}) {
+        QCommandLineParser parser;
+        QString error;
+        QVERIFY(!parse_command_line(parser, bad, &error));
+        QVERIFY(!error.isEmpty());
+    }
+}
+
+void MainWindowTest::screenshot() {
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(open_scenario(window));
+    QVERIFY(window.selectTopSuspect());
+    QVERIFY(wait_settled(window));
+    const QString file = testing::output_file("app-main-window.png");
+    const QPixmap picture = window.grab();
+    QCOMPARE(picture.size(), QSize(1400, 900) * picture.devicePixelRatio());
+    QVERIFY(picture.save(file, "PNG"));
+    QImage image(file);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.width(), picture.width());
+    // Not a blank picture: the window drew text and tables.
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 7) {
+        for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
+    }
+    QVERIFY(colours.size() > 20);
+    qInfo("screenshot: %s", qPrintable(file));
+}
+
+int main(int argc, char** argv) {
+    testing::isolate_settings();
+    QApplication app(argc, argv);
+    MainWindowTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "main_window_test.moc"

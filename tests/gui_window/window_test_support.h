@@ -1,0 +1,32 @@
+// Shared by the window tests: the checked-in scenario files, waiting for the
+// window to settle, and finding widgets by object name.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+namespace refscope::app {
+class MainWindow;
+}
+
+namespace refscope::testing {
+
+// tests/data/NAME.
+QString data_file(const char* name);
+// Where tests write files worth keeping (the screenshot): the build folder.
+QString output_file(const char* name);
+
+// Runs the event loop until the window has no work in flight (load,
+// comparison, graph layout), at most `ms`.
+bool wait_settled(app::MainWindow& window, int ms = 60'000);
+
+// Prepares the process for a window test: settings in a temporary folder
+// (never the user's), application names. Call before creating QApplication.
+void isolate_settings();
+
+template <typename T>
+T* find(QWidget& root, const char* name) {
+    return root.findChild<T*>(QString::fromLatin1(name));
+}
+
+}  // namespace refscope::testing
