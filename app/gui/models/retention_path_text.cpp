@@ -94,7 +94,8 @@ QString path_as_text(const PathDescription& path) {
     }
     QString text = path.targetText + QStringLiteral(": ") + path.explanation;
     if (!path.hops.empty()) {
-        text += QStringLiteral("\nheld through: ") + chain_text(path.hops.front().object, path.hops);
+        // A blank line between, as `refscope-cli path` prints it.
+        text += QStringLiteral("\n\nheld through: ") + chain_text(path.hops.front().object, path.hops);
     }
     return text;
 }

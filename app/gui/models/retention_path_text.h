@@ -54,7 +54,8 @@ struct PathDescription {
 PathDescription describe_path(const analysis::SnapshotAnalysis& analysis, uint32_t node);
 
 // The CLI's one-line chain; with no path, "<target>: <explanation>" and, when
-// a holder retains it, a second line "held through: <chain from the holder>".
+// a holder retains it, after a blank line, "held through: <chain from the
+// holder>" (the first lines `refscope-cli path` prints, word for word).
 QString path_as_text(const PathDescription& path);
 
 // The same for a rich-text label: the root label in bold, edges in a
