@@ -31,11 +31,12 @@ double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-long peak_rss_mib() {
+// VmHWM (peak) or VmRSS (now) of this process, in MiB.
+long rss_mib(const char* field = "VmHWM:") {
     std::ifstream status("/proc/self/status");
     std::string line;
     while (std::getline(status, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10) / 1024;
+        if (line.rfind(field, 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10) / 1024;
     }
     return -1;
 }
@@ -99,7 +100,8 @@ int main(int argc, char** argv) {
                 snapshot.strings.size(), ms_since(start));
     start = Clock::now();
     const app::AnalysisPtr analysis(analysis::SnapshotAnalysis::analyse(std::move(snapshot)));
-    std::printf("analysis pipeline: %.0f ms, peak RSS %ld MiB\n", ms_since(start), peak_rss_mib());
+    std::printf("analysis pipeline: %.0f ms, peak RSS %ld MiB, RSS now %ld MiB\n", ms_since(start), rss_mib(),
+                rss_mib("VmRSS:"));
 
     app::TypeSummaryModel summary;
     start = Clock::now();
@@ -148,6 +150,6 @@ int main(int argc, char** argv) {
                     result.ok ? qPrintable(QString::number(result.nodes->size()) + " matches")
                               : qPrintable(result.error));
     }
-    std::printf("peak RSS %ld MiB\n", peak_rss_mib());
+    std::printf("with the models: peak RSS %ld MiB, RSS now %ld MiB\n", rss_mib(), rss_mib("VmRSS:"));
     return 0;
 }

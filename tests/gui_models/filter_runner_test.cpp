@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include "heap_fixture.h"
+#include "models/filter_job.h"
 #include "models/filter_runner.h"
 #include "session/analysis_ptr.h"
 
@@ -19,6 +20,8 @@ private slots:
     void syntaxErrorsCarryTheirColumn();
     void missingColumnErrorsPointAtTheTerm();
     void completions();
+    void jobDeliversTheNewestResultOnly();
+    void jobCancelAndEmptyStates();
 };
 
 void FilterRunnerTest::selectsMatchingNodes() {
@@ -120,6 +123,53 @@ void FilterRunnerTest::completions() {
     QCOMPARE(fields, QStringList{"-size>"});
     QVERIFY(filter_completions("zzz", *a).isEmpty());
     QCOMPARE(filter_completions("", *a, 3).size(), 3);
+}
+
+void FilterRunnerTest::jobDeliversTheNewestResultOnly() {
+    Heap h;
+    const AnalysisPtr a = test_fixture::analysed_heap(h);
+    FilterJob job;
+    QSignalSpy spy(&job, &FilterJob::finished);
+    job.start(a, "type:dict");
+    job.start(a, "type:app.Leaky unexplained>0");
+    QVERIFY(job.busy());
+    QVERIFY(spy.wait(5000));
+    QTest::qWait(50);  // a superseded result would arrive by now
+    QCOMPARE(spy.count(), 1);
+    const auto result = spy.at(0).at(0).value<FilterResult>();
+    QCOMPARE(spy.at(0).at(1).toString(), QString("type:app.Leaky unexplained>0"));
+    QVERIFY(result.ok);
+    QCOMPARE(*result.nodes, std::vector<uint32_t>{h.leaked});
+    QVERIFY(!job.busy());
+
+    // The baseline column travels with the request.
+    auto is_new = std::make_shared<std::vector<uint8_t>>(a->snapshot().node_count(), 0);
+    (*is_new)[h.cache] = 1;
+    job.start(a, "new", is_new);
+    QVERIFY(spy.wait(5000));
+    QCOMPARE(*spy.at(1).at(0).value<FilterResult>().nodes, std::vector<uint32_t>{h.cache});
+    // Errors come back the same way.
+    job.start(a, "sise>1");
+    QVERIFY(spy.wait(5000));
+    QCOMPARE(spy.at(2).at(0).value<FilterResult>().errorColumn, 1);
+}
+
+void FilterRunnerTest::jobCancelAndEmptyStates() {
+    Heap h;
+    const AnalysisPtr a = test_fixture::analysed_heap(h);
+    {
+        FilterJob job;
+        QSignalSpy spy(&job, &FilterJob::finished);
+        job.start(a, "type:dict");
+        job.cancel();
+        QVERIFY(!job.busy());
+        QTest::qWait(100);
+        QCOMPARE(spy.count(), 0);
+        job.start(nullptr, "size>1");
+        QVERIFY(spy.wait(5000));
+        QVERIFY(!spy.at(0).at(0).value<FilterResult>().ok);
+        job.start(a, "type:dict");  // destroyed while running or queued: joins, delivers nothing
+    }
 }
 
 QTEST_MAIN(FilterRunnerTest)

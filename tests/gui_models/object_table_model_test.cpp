@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <numeric>
+#include <random>
 
 #include "heap_fixture.h"
 #include "models/model_roles.h"
@@ -49,6 +50,8 @@ private slots:
     void rowOfAndNodeAtAgree();
     void newColumn();
     void emptyAndBadInput();
+    void radixSortMatchesAComparisonSort();
+    void largeTablesSortByPreviewText();
 };
 
 void ObjectTableModelTest::cellsReadLikeTheCli() {
@@ -194,6 +197,69 @@ void ObjectTableModelTest::emptyAndBadInput() {
     QCOMPARE(model.nodeAt(0), h.cache);  // 48 B before 64 B
     model.setAnalysis(test_fixture::analysed_heap(h));
     QCOMPARE(model.rowCount(), 0);
+}
+
+void ObjectTableModelTest::radixSortMatchesAComparisonSort() {
+    // Above the radix threshold, with keys of every width, many ties, and
+    // ids in no particular order.
+    std::mt19937_64 random(3);
+    for (const uint64_t range : {uint64_t{1}, uint64_t{7}, uint64_t{70000}, uint64_t{1} << 40, ~uint64_t{0}}) {
+        std::vector<KeyedId> items(120000);
+        for (size_t i = 0; i < items.size(); ++i) {
+            items[i] = {range == ~uint64_t{0} ? random() : random() % range, static_cast<uint32_t>(random() % 1000000)};
+        }
+        std::vector<KeyedId> expected = items;
+        std::sort(expected.begin(), expected.end(), [](const KeyedId& a, const KeyedId& b) {
+            return a.key != b.key ? a.key < b.key : a.id < b.id;
+        });
+        sort_keyed_ids(items);
+        for (size_t i = 0; i < items.size(); ++i) {
+            QCOMPARE(items[i].key, expected[i].key);
+            QCOMPARE(items[i].id, expected[i].id);
+        }
+    }
+    std::vector<uint32_t> ids(100000);
+    std::iota(ids.rbegin(), ids.rend(), 0u);  // decreasing
+    sort_ids_by_key(ids, Qt::DescendingOrder, [](uint32_t id) { return uint64_t{id % 10}; });
+    QCOMPARE(ids.front(), 9u);
+    QCOMPARE(ids[1], 19u);  // ties by id ascending, whichever the order
+    QCOMPARE(ids.back(), 99990u);
+}
+
+void ObjectTableModelTest::largeTablesSortByPreviewText() {
+    // Strings sharing long prefixes, equal strings, one a prefix of another,
+    // an embedded NUL: the preview rank must order them as bytes compare.
+    testing::SnapshotBuilder b;
+    std::mt19937_64 random(11);
+    const char* stems[] = {"refscope.app.models.", "refscope.app.models", "refscope.core.", "a", "", "zz"};
+    for (int i = 0; i < 60000; ++i) {
+        std::string text = stems[random() % 6];
+        const int tail = static_cast<int>(random() % 4);
+        for (int k = 0; k < tail; ++k) text += static_cast<char>('a' + random() % 3);
+        if (random() % 50 == 0) text += std::string(1, '\0') + "x";
+        if (text.empty()) {
+            b.node("dict", 1);  // no preview
+        } else {
+            b.str(text);
+        }
+    }
+    const AnalysisPtr a = test_fixture::analyse(b.build());
+    ObjectTableModel model;
+    model.setAnalysis(a);
+    model.setNodes(all_nodes(a));
+    const Snapshot& s = a->snapshot();
+    for (const Qt::SortOrder order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
+        model.sort(ObjectTableModel::PreviewColumn, order);
+        for (int row = 1; row < model.rowCount(); ++row) {
+            const uint32_t x = model.nodeAt(row - 1), y = model.nodeAt(row);
+            const std::string_view px = s.strings.view(s.node_preview[x]), py = s.strings.view(s.node_preview[y]);
+            if (px == py) {
+                QVERIFY(x < y);
+            } else {
+                QVERIFY2(order == Qt::AscendingOrder ? px < py : px > py, qPrintable(QString("row %1").arg(row)));
+            }
+        }
+    }
 }
 
 QTEST_MAIN(ObjectTableModelTest)
