@@ -9,6 +9,7 @@
 #include <QMenu>
 #include <QPainter>
 #include <QPainterPathStroker>
+#include <QPointer>
 #include <QStyleOptionGraphicsItem>
 #include <QtMath>
 #include <algorithm>
@@ -255,18 +256,25 @@ void GraphNodeItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
 void GraphNodeItem::contextMenuEvent(QGraphicsSceneContextMenuEvent* event) {
     GraphScene* s = graphScene();
     if (!s) return;
+    event->accept();
     s->nodeItemPressed(this);
+    // The menu runs an event loop: a new drawing may arrive and delete this
+    // item meanwhile, so nothing of `this` is used after exec().
+    const QPointer<GraphScene> scene(s);
+    const uint32_t node = snapshotNode_;
+    const uint32_t anchor = groupAnchorNode_;
+    const uint32_t count = groupCount_;
+    const QString description = toolTip();
     QMenu menu;
-    QAction* expand = menu.addAction(isGroup() ? QObject::tr("Show the %1 members").arg(groupCount_)
+    QAction* expand = menu.addAction(isGroup() ? QObject::tr("Show the %1 members").arg(count)
                                                : QObject::tr("Expand neighbours"));
     QAction* copy = menu.addAction(QObject::tr("Copy description"));
     const QAction* chosen = menu.exec(event->screenPos());
-    if (chosen == expand) {
-        s->nodeItemExpandRequested(this);
+    if (chosen == expand && scene) {
+        scene->requestExpansion(node, anchor, count);
     } else if (chosen == copy) {
-        QApplication::clipboard()->setText(toolTip());
+        QApplication::clipboard()->setText(description);
     }
-    event->accept();
 }
 
 void GraphNodeItem::setGroupAnchor(uint32_t anchorSnapshotNode) {

@@ -1,7 +1,7 @@
 #include "graph/graph_scene.h"
 
 #include <QEvent>
-#include <QGuiApplication>
+#include <QMetaObject>
 #include <QPainter>
 #include <cmath>
 
@@ -88,19 +88,33 @@ void GraphScene::highlight(GraphNodeItem* item) {
     if (item) item->setHighlighted(true);
 }
 
+// The signals are queued: their receivers may replace the drawing (and so
+// delete the item whose event handler is still running).
 void GraphScene::nodeItemPressed(GraphNodeItem* item) {
     highlight(item);
     selected_ = item->snapshotNode();
-    if (!item->isGroup()) emit nodeClicked(item->snapshotNode());
+    if (!item->isGroup()) {
+        QMetaObject::invokeMethod(
+            this, [this, node = item->snapshotNode()] { emit nodeClicked(node); },
+            Qt::QueuedConnection);
+    }
 }
 
 void GraphScene::nodeItemExpandRequested(GraphNodeItem* item) {
-    if (item->isGroup()) {
-        if (item->groupAnchorNode() != refscope::kNoNode) {
-            emit groupExpandRequested(item->groupAnchorNode(), item->groupCount());
-        }
-    } else {
-        emit nodeExpandRequested(item->snapshotNode());
+    requestExpansion(item->snapshotNode(), item->groupAnchorNode(), item->groupCount());
+}
+
+void GraphScene::requestExpansion(uint32_t snapshotNode, uint32_t groupAnchor,
+                                  uint32_t groupCount) {
+    if (snapshotNode != kNoNode) {
+        QMetaObject::invokeMethod(
+            this, [this, snapshotNode] { emit nodeExpandRequested(snapshotNode); },
+            Qt::QueuedConnection);
+    } else if (groupAnchor != kNoNode) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, groupAnchor, groupCount] { emit groupExpandRequested(groupAnchor, groupCount); },
+            Qt::QueuedConnection);
     }
 }
 

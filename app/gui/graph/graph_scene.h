@@ -3,7 +3,7 @@
 // labels) behind nodes (shape and colours by role: GC roots, targets,
 // suspects, holders, group nodes). Scene coordinates are the layout's points.
 //
-// Clicking a node emits nodeClicked; double-clicking it (or "Expand
+// Clicking a node highlights it and emits nodeClicked; double-clicking it (or "Expand
 // neighbours" in its context menu) emits nodeExpandRequested. Group nodes
 // ("1,000 × str") stand for the anchor's neighbours of one type: expanding
 // one emits groupExpandRequested with the anchor and the member count, and
@@ -48,9 +48,14 @@ public:
     // size is the logical size times it) and the background colour.
     QImage renderToImage(qreal scale = 1.0, qreal devicePixelRatio = 1.0);
 
-    // Called by the items.
+    // Called by the items. The signals they lead to are emitted from the
+    // event loop (queued), never from inside an item's event handler.
     void nodeItemPressed(GraphNodeItem* item);
     void nodeItemExpandRequested(GraphNodeItem* item);
+    // Expands a node (snapshotNode) or a group (snapshotNode == kNoNode: its
+    // anchor and member count), as a double-click does.
+    void requestExpansion(uint32_t snapshotNode, uint32_t groupAnchor = kNoNode,
+                          uint32_t groupCount = 0);
 
 signals:
     void nodeClicked(uint32_t snapshotNode);

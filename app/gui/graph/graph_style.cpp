@@ -76,8 +76,9 @@ NodeStyle node_style(const analysis::SubgraphNode& n, const GraphColours& c) {
     if (n.on_path) s.fill = c.pathFill;
     if (n.is_root) {
         s.shape = NodeShape::Octagon;
+        // The export asks for a doubleoctagon but also declares peripheries=1
+        // for every node, so Graphviz draws one bold outline: so does the view.
         s.bold = true;
-        s.doubleBorder = true;  // Graphviz's doubleoctagon
         s.fill = c.rootFill;
         s.border = c.rootBorder;
     }

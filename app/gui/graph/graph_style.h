@@ -45,7 +45,7 @@ struct NodeStyle {
     QColor border;
     double borderWidth = 1.0;  // points
     bool bold = false;         // roots: a heavier outline
-    bool doubleBorder = false; // holders (and roots, drawn as double octagons)
+    bool doubleBorder = false; // holders (Graphviz's peripheries=2)
 };
 
 NodeStyle node_style(const analysis::SubgraphNode& node, const GraphColours& colours);

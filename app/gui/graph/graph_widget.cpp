@@ -34,6 +34,11 @@ bool contains(const std::vector<uint32_t>& nodes, uint32_t node) {
 
 QString count_text(uint64_t n) { return QString::fromStdString(analysis::with_thousands(n)); }
 
+// "1 object", "1,234 objects".
+QString counted(uint64_t n, const QString& one, const QString& many) {
+    return count_text(n) + QLatin1Char(' ') + (n == 1 ? one : many);
+}
+
 }  // namespace
 
 GraphWidget::GraphWidget(QWidget* parent)
@@ -380,11 +385,16 @@ void GraphWidget::updateStatus() {
         const analysis::Subgraph& g = current_->subgraph;
         size_t groups = 0;
         for (const analysis::SubgraphNode& n : g.nodes) groups += n.is_group();
-        QString summary = tr("%1 objects").arg(count_text(g.nodes.size() - groups));
-        if (groups > 0) summary += tr(" and %1 groups").arg(count_text(groups));
-        summary += tr(", %1 references").arg(count_text(g.edges.size()));
-        if (g.path_count > 0) summary += tr(", %n retention path(s)", nullptr, static_cast<int>(g.path_count));
-        if (!g.clusters.empty()) summary += tr(", %1 clusters").arg(count_text(g.clusters.size()));
+        QString summary = counted(g.nodes.size() - groups, tr("object"), tr("objects"));
+        if (groups > 0) summary += tr(" and ") + counted(groups, tr("group"), tr("groups"));
+        summary += QStringLiteral(", ") + counted(g.edges.size(), tr("reference"), tr("references"));
+        if (g.path_count > 0) {
+            summary += QStringLiteral(", ") +
+                       counted(g.path_count, tr("retention path"), tr("retention paths"));
+        }
+        if (!g.clusters.empty()) {
+            summary += QStringLiteral(", ") + counted(g.clusters.size(), tr("cluster"), tr("clusters"));
+        }
         summary += tr(" · laid out in %1 ms")
                        .arg(static_cast<int>((current_->extractSeconds + current_->layoutSeconds) * 1000));
         lines << summary;
