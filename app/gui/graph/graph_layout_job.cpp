@@ -1,0 +1,170 @@
+#include "graph/graph_layout_job.h"
+
+#include <QMetaObject>
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <string>
+
+namespace refscope::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void check_nodes(const std::vector<uint32_t>& nodes, size_t node_count) {
+    for (uint32_t n : nodes) {
+        if (n >= node_count) {
+            throw std::invalid_argument("object #" + std::to_string(n) +
+                                        " is not in this snapshot (it has " +
+                                        analysis::with_thousands(node_count) + " objects)");
+        }
+    }
+}
+
+}  // namespace
+
+GraphLayoutJob::GraphLayoutJob(QObject* parent) : QObject(parent) {
+    worker_ = std::thread([this] { runWorker(); });
+}
+
+GraphLayoutJob::~GraphLayoutJob() {
+    {
+        const std::lock_guard lock(mutex_);
+        stopping_ = true;
+        pending_.reset();
+    }
+    latest_.fetch_add(1);  // whatever runs now is stale: skip its layout
+    wake_.notify_all();
+    worker_.join();
+    // Results the worker posted before it stopped are queued events for this
+    // object; ~QObject discards them.
+}
+
+quint64 GraphLayoutJob::request(GraphRequest request) {
+    const quint64 id = latest_.fetch_add(1) + 1;
+    {
+        const std::lock_guard lock(mutex_);
+        pending_ = Pending{id, std::move(request)};
+    }
+    wake_.notify_one();
+    setBusy(true);
+    return id;
+}
+
+void GraphLayoutJob::cancel() {
+    latest_.fetch_add(1);
+    {
+        const std::lock_guard lock(mutex_);
+        pending_.reset();
+    }
+    setBusy(false);
+}
+
+void GraphLayoutJob::setBusy(bool busy) {
+    if (busy_ == busy) return;
+    busy_ = busy;
+    emit busyChanged(busy);
+}
+
+void GraphLayoutJob::runWorker() {
+    for (;;) {
+        Pending work;
+        {
+            std::unique_lock lock(mutex_);
+            wake_.wait(lock, [this] { return stopping_ || pending_.has_value(); });
+            if (stopping_) return;
+            work = std::move(*pending_);
+            pending_.reset();
+        }
+        const quint64 id = work.id;
+        const auto superseded = [this, id] { return latest_.load() != id; };
+        if (superseded()) continue;
+        GraphDataPtr graph;
+        QString error;
+        try {
+            graph = build(std::move(work.request), id, superseded);
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        if (!graph && error.isEmpty()) continue;  // superseded midway
+        // Delivered on the job's thread; dropped there if stale by then.
+        QMetaObject::invokeMethod(
+            this, [this, id, graph = std::move(graph), error] { deliver(id, graph, error); },
+            Qt::QueuedConnection);
+    }
+}
+
+void GraphLayoutJob::deliver(quint64 id, GraphDataPtr graph, QString error) {
+    if (id != latest_.load()) return;  // a newer request (or cancel) came since
+    setBusy(false);
+    if (graph) {
+        emit finished(std::move(graph));
+    } else {
+        emit failed(error);
+    }
+}
+
+GraphDataPtr GraphLayoutJob::build(GraphRequest request, quint64 requestId,
+                                   const std::function<bool()>& superseded) {
+    if (!request.analysis) throw std::invalid_argument("no snapshot is open");
+    const analysis::SnapshotAnalysis& a = *request.analysis;
+    const size_t node_count = a.snapshot().node_count();
+    check_nodes(request.targets, node_count);
+    check_nodes(request.expanded, node_count);
+
+    auto data = std::make_shared<GraphData>();
+    data->analysis = request.analysis;
+    data->requestId = requestId;
+    data->targets = request.targets;
+    data->expanded = request.expanded;
+    data->clusterBy = request.options.cluster_by;
+    data->rankDir = request.rankDir;
+
+    // The extraction explains targets and expanded nodes alike; only the
+    // targets are drawn as targets.
+    std::vector<uint32_t> extract_targets = request.targets;
+    for (uint32_t n : request.expanded) {
+        if (std::find(extract_targets.begin(), extract_targets.end(), n) == extract_targets.end()) {
+            extract_targets.push_back(n);
+        }
+    }
+    if (extract_targets.empty()) return data;  // nothing to draw: an empty graph
+
+    analysis::SubgraphOptions options = request.options;
+    options.suspects = request.suspects;
+    if (options.cluster_by == analysis::ClusterBy::Cycle && options.component.empty() &&
+        a.cycles()) {
+        options.component = a.cycles()->cycle_ids();
+    }
+    if (options.component.size() != node_count) options.component = {};
+
+    Clock::time_point start = Clock::now();
+    data->subgraph =
+        analysis::extract_subgraph(a.index(), a.roots(), a.paths(), extract_targets, options);
+    std::vector<uint32_t> targets = request.targets;
+    std::sort(targets.begin(), targets.end());
+    const analysis::LeakSuspects* ranking = request.flagRankedSuspects ? a.suspects() : nullptr;
+    const auto ranked = ranking ? ranking->node_column() : std::span<const uint8_t>();
+    for (analysis::SubgraphNode& n : data->subgraph.nodes) {
+        if (n.is_group()) continue;
+        n.is_target = std::binary_search(targets.begin(), targets.end(), n.node);
+        if (n.node < ranked.size() && ranked[n.node] != 0) n.is_suspect = true;
+    }
+    data->extractSeconds = seconds_since(start);
+    if (superseded && superseded()) return nullptr;
+
+    graphviz::RenderOptions layout_options;
+    layout_options.rankdir = request.rankDir;
+    // The view shows notes in its status line, not inside the drawing.
+    layout_options.show_notes = false;
+    start = Clock::now();
+    data->layout = graphviz::compute_layout(data->subgraph, layout_options);
+    data->layoutSeconds = seconds_since(start);
+    return data;
+}
+
+}  // namespace refscope::app
