@@ -23,12 +23,16 @@ std::optional<LaunchOptions> parse_command_line(QCommandLineParser& parser, cons
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QObject::tr("Once everything is shown, save a picture of the window to FILE (PNG)."),
                                         QStringLiteral("FILE"));
+    const QCommandLineOption export_graph(QStringLiteral("export-graph"),
+                                          QObject::tr("Once the selection's graph is drawn, save it to FILE "
+                                                      "(.png, .svg, .pdf or .dot, rendered by Graphviz)."),
+                                          QStringLiteral("FILE"));
     const QCommandLineOption quit(QStringLiteral("quit-after-screenshot"),
                                   QObject::tr("Quit after --screenshot (or, without it, once everything is shown)."));
     const QCommandLineOption size(QStringLiteral("window-size"),
                                   QObject::tr("Window size, e.g. 1400x900 (default: as last time)."),
                                   QStringLiteral("WxH"));
-    parser.addOptions({select_top, print_path, screenshot, quit, size});
+    parser.addOptions({select_top, print_path, screenshot, export_graph, quit, size});
 
     if (!parser.parse(arguments)) {
         *error = parser.errorText();
@@ -40,6 +44,7 @@ std::optional<LaunchOptions> parse_command_line(QCommandLineParser& parser, cons
     options.printPath = parser.isSet(print_path);
     options.screenshot = parser.value(screenshot);
     options.quitAfterScreenshot = parser.isSet(quit);
+    options.exportGraph = parser.value(export_graph);
     if (parser.isSet(size)) {
         static const QRegularExpression pattern(QStringLiteral("^(\\d{2,5})x(\\d{2,5})$"));
         const auto match = pattern.match(parser.value(size));
@@ -49,9 +54,9 @@ std::optional<LaunchOptions> parse_command_line(QCommandLineParser& parser, cons
         }
         options.windowSize = QSize(match.captured(1).toInt(), match.captured(2).toInt());
     }
-    if (options.printPath && !options.selectTopSuspect) {
+    if ((options.printPath || !options.exportGraph.isEmpty()) && !options.selectTopSuspect) {
         // Nothing else selects an object from the command line (yet).
-        *error = QObject::tr("--print-path needs --select-top-suspect");
+        *error = QObject::tr("--print-path and --export-graph need --select-top-suspect");
         return std::nullopt;
     }
     return options;

@@ -19,6 +19,7 @@ struct LaunchOptions {
     bool selectTopSuspect = false;  // --select-top-suspect
     bool printPath = false;         // --print-path: the selection's path on stdout
     QString screenshot;             // --screenshot FILE (PNG)
+    QString exportGraph;            // --export-graph FILE (.png/.svg/.pdf/.dot)
     bool quitAfterScreenshot = false;
     QSize windowSize;               // --window-size WxH; invalid = the saved geometry
 };

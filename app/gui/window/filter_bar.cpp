@@ -4,9 +4,12 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
 #include <QStringListModel>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include "models/filter_job.h"
 
 namespace refscope::app {
 
@@ -28,6 +31,15 @@ FilterBar::FilterBar(QWidget* parent) : QWidget(parent) {
     error_->setWordWrap(true);
     error_->hide();
 
+    job_ = new FilterJob(this);
+    connect(job_, &FilterJob::finished, this, &FilterBar::onFinished);
+    busy_bar_ = new QProgressBar(this);
+    busy_bar_->setRange(0, 0);  // busy indicator
+    busy_bar_->setMaximumWidth(80);
+    busy_bar_->setMaximumHeight(edit_->sizeHint().height() / 2);
+    busy_bar_->setTextVisible(false);
+    busy_bar_->hide();
+
     completions_ = new QStringListModel(this);
     completer_ = new QCompleter(completions_, this);
     completer_->setCaseSensitivity(Qt::CaseInsensitive);
@@ -40,6 +52,7 @@ FilterBar::FilterBar(QWidget* parent) : QWidget(parent) {
     auto* row = new QHBoxLayout;
     row->addWidget(label);
     row->addWidget(edit_, 1);
+    row->addWidget(busy_bar_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 2);
     layout->setSpacing(2);
@@ -62,7 +75,9 @@ FilterBar::FilterBar(QWidget* parent) : QWidget(parent) {
 
 void FilterBar::setAnalysis(AnalysisPtr analysis) {
     analysis_ = std::move(analysis);
-    is_new_ = {};
+    is_new_.reset();
+    job_->cancel();
+    busy_bar_->hide();
     edit_->blockSignals(true);
     edit_->clear();
     edit_->blockSignals(false);
@@ -72,16 +87,24 @@ void FilterBar::setAnalysis(AnalysisPtr analysis) {
     setEnabled(analysis_ != nullptr);
 }
 
-void FilterBar::setNewColumn(std::span<const uint8_t> is_new) { is_new_ = is_new; }
+void FilterBar::setNewColumn(std::shared_ptr<const std::vector<uint8_t>> is_new) { is_new_ = std::move(is_new); }
+
+bool FilterBar::busy() const { return job_->busy(); }
 
 QString FilterBar::text() const { return edit_->text(); }
 
 void FilterBar::apply() {
     if (!analysis_) return;
-    FilterResult result = run_filter(*analysis_, edit_->text(), is_new_);
+    job_->start(analysis_, edit_->text(), is_new_);
+    busy_bar_->show();
+}
+
+void FilterBar::onFinished(const FilterResult& result, const QString& text) {
+    Q_UNUSED(text);
+    busy_bar_->setVisible(job_->busy());
     showError(result);
     if (!result.ok) return;  // the views keep the last good filter
-    result_ = std::move(result);
+    result_ = result;
     emit filterChanged(result_);
 }
 

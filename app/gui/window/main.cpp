@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     if (!options->files.isEmpty()) window.openFiles(options->files);
 
     const bool scripted = options->selectTopSuspect || !options->screenshot.isEmpty() ||
-                          options->quitAfterScreenshot;
+                          !options->exportGraph.isEmpty() || options->quitAfterScreenshot;
     if (!scripted) return QApplication::exec();
 
     int status = 0;
@@ -78,6 +78,16 @@ int main(int argc, char** argv) {
             if (options->printPath) {
                 const QString path = window.selectedPathText();
                 std::printf("%s\n", qPrintable(path));
+            }
+            if (!options->exportGraph.isEmpty()) {
+                const QString file = QFileInfo(options->exportGraph).absoluteFilePath();
+                QString export_error;
+                if (window.exportGraph(file, &export_error)) {
+                    std::printf("graph: %s\n", qPrintable(QDir::toNativeSeparators(file)));
+                } else {
+                    std::fprintf(stderr, "refscope: cannot export the graph: %s\n", qPrintable(export_error));
+                    status = 1;
+                }
             }
             if (!options->screenshot.isEmpty()) {
                 const QString file = QFileInfo(options->screenshot).absoluteFilePath();

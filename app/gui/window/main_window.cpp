@@ -23,6 +23,8 @@
 #include <QToolButton>
 #include <QUrl>
 
+#include "graph/graph_export.h"
+#include "graph/graph_widget.h"
 #include "models/cell_text.h"
 #include "session/snapshot_loader.h"
 #include "session/snapshot_timeline.h"
@@ -102,6 +104,11 @@ void MainWindow::buildActions() {
     reload_action_->setStatusTip(tr("Read the current snapshot's file again"));
     connect(reload_action_, &QAction::triggered, this, &MainWindow::reloadCurrent);
 
+    export_action_ = new QAction(QIcon::fromTheme(QStringLiteral("document-export")), tr("&Export Graph…"), this);
+    export_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    export_action_->setStatusTip(tr("Save the graph of the selected object as PNG, SVG, PDF or Graphviz DOT"));
+    connect(export_action_, &QAction::triggered, this, &MainWindow::exportWithDialog);
+
     close_action_ = new QAction(tr("&Close Snapshot"), this);
     close_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));
     connect(close_action_, &QAction::triggered, this, &MainWindow::closeCurrent);
@@ -136,8 +143,8 @@ void MainWindow::buildActions() {
     clear_baseline_action_ = new QAction(tr("Clear &Baseline"), this);
     connect(clear_baseline_action_, &QAction::triggered, this, [this] { timeline_->setBaseline(nullptr); });
 
-    for (QAction* action : {open_action_, reload_action_, close_action_, quit_action_, cancel_action_,
-                            copy_path_action_, find_action_}) {
+    for (QAction* action : {open_action_, reload_action_, export_action_, close_action_, quit_action_,
+                            cancel_action_, copy_path_action_, find_action_}) {
         addAction(action);  // shortcuts work with the menu bar hidden too
     }
 }
@@ -150,6 +157,8 @@ void MainWindow::buildMenus() {
     connect(recent_menu_, &QMenu::aboutToShow, this, [this] { recent_->fillMenu(recent_menu_); });
     recent_->fillMenu(recent_menu_);
     file->addAction(reload_action_);
+    file->addSeparator();
+    file->addAction(export_action_);
     file->addSeparator();
     file->addAction(close_action_);
     file->addSeparator();
@@ -282,6 +291,50 @@ void MainWindow::openWithDialog() {
     if (paths.isEmpty()) return;
     settings.setValue(kDirectoryKey, QFileInfo(paths.front()).absolutePath());
     openFiles(paths);
+}
+
+void MainWindow::exportWithDialog() {
+    GraphWidget* graph = workspace_->graphWidget();
+    if (!graph->currentGraph()) {
+        statusBar()->showMessage(tr("Nothing to export yet: select an object to draw its graph"), 6000);
+        return;
+    }
+    using graphviz::OutputFormat;
+    const OutputFormat formats[] = {OutputFormat::Png, OutputFormat::Svg, OutputFormat::Pdf, OutputFormat::Dot};
+    QStringList filters;
+    for (OutputFormat format : formats) filters << graph_export_filter(format);
+    QSettings settings;
+    QString chosen_filter = filters.front();
+    QString path = QFileDialog::getSaveFileName(this, tr("Export Graph"),
+                                                QDir(settings.value(kDirectoryKey).toString()).filePath(QStringLiteral("refscope-graph.png")),
+                                                filters.join(QStringLiteral(";;")), &chosen_filter);
+    if (path.isEmpty()) return;
+    // The extension decides; without one, the chosen filter's is added.
+    auto format = graphviz::output_format_for_path(path.toStdString());
+    if (!format) {
+        const auto index = filters.indexOf(chosen_filter);
+        format = formats[index < 0 ? 0 : index];
+        path += graph_export_extension(*format);
+    }
+    settings.setValue(kDirectoryKey, QFileInfo(path).absolutePath());
+    if (!graph->startExport(path, *format)) {
+        statusBar()->showMessage(tr("An export is still running; try again when it is done"), 6000);
+    }
+}
+
+bool MainWindow::exportGraph(const QString& path, QString* error) {
+    GraphWidget* graph = workspace_->graphWidget();
+    const auto format = graphviz::output_format_for_path(path.toStdString());
+    QString message;
+    if (!graph->currentGraph()) {
+        message = tr("there is no graph to export: select an object first");
+    } else if (!format) {
+        message = tr("cannot tell the format from '%1': use .png, .svg, .pdf or .dot").arg(QFileInfo(path).fileName());
+    } else if (graph->exportTo(path, *format, &message)) {
+        return true;
+    }
+    if (error) *error = message;
+    return false;
 }
 
 void MainWindow::closeCurrent() {
@@ -463,6 +516,7 @@ void MainWindow::updateActions() {
     reload_action_->setEnabled(current && !current->path().empty());
     cancel_action_->setEnabled(loader_->isBusy());
     copy_path_action_->setEnabled(workspace_->selectedObject() != kNoNode);
+    export_action_->setEnabled(workspace_->selectedObject() != kNoNode);
     find_action_->setEnabled(current != nullptr);
     clear_baseline_action_->setEnabled(timeline_->baseline() != nullptr);
     const auto process = timeline_->sameProcess(current);

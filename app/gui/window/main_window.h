@@ -61,6 +61,12 @@ public:
     // The selected object's retention path as plain text ("" without one).
     QString selectedPathText() const;
 
+    // Writes the graph on screen (the selected object's) to `path`, as PNG,
+    // SVG, PDF or DOT by the file's extension, with Graphviz (the look of
+    // `refscope-cli export-path`). Synchronous; false with `*error` set when
+    // there is no graph, the extension is unknown or writing failed.
+    bool exportGraph(const QString& path, QString* error = nullptr);
+
     // Files the last load batch could not open, with the reader's messages,
     // as shown in the error dialog ("path: message").
     QStringList loadErrors() const { return load_errors_; }
@@ -77,6 +83,8 @@ public:
 
 public slots:
     void openWithDialog();
+    // File ▸ Export Graph…: asks for a file, exports on a worker thread.
+    void exportWithDialog();
     void closeCurrent();
     void reloadCurrent();
 

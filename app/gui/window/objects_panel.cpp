@@ -40,6 +40,7 @@ ObjectsPanel::ObjectsPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(view_, 1);
     connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &ObjectsPanel::onCurrentRowChanged);
+    setFocusProxy(view_);
     setObjects({}, {});
 }
 

@@ -35,6 +35,7 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     view_->setWordWrap(false);
     view_->verticalHeader()->hide();
     view_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
     view_->horizontalHeader()->setStretchLastSection(true);
     // Biggest first, as `refscope-cli summary` prints it.
     view_->horizontalHeader()->setSortIndicator(TypeSummaryModel::ShallowBytesColumn, Qt::DescendingOrder);
@@ -54,6 +55,7 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(view_, 1);
 
     connect(group_by_, &QComboBox::currentIndexChanged, this, &SummaryPanel::regroup);
+    setFocusProxy(view_);
     connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &SummaryPanel::onCurrentRowChanged);
 }

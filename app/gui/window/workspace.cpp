@@ -1,59 +1,62 @@
 #include "window/workspace.h"
 
 #include <QDataStream>
-#include <QLabel>
+#include <QIODevice>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "graph/graph_view.h"
+#include "graph/graph_widget.h"
 #include "models/cell_text.h"
 #include "models/filter_runner.h"
+#include "window/diff_panel.h"
 #include "window/filter_bar.h"
+#include "window/object_tree_panels.h"
 #include "window/objects_panel.h"
 #include "window/path_panel.h"
 #include "window/summary_panel.h"
+#include "window/suspects_panel.h"
 
 namespace refscope::app {
 
 namespace {
-
-// Until a panel's model lands: says what will be there.
-QWidget* pending_panel(const QString& text, QWidget* parent) {
-    auto* label = new QLabel(text, parent);
-    label->setAlignment(Qt::AlignCenter);
-    label->setWordWrap(true);
-    label->setEnabled(false);
-    return label;
-}
-
-constexpr quint32 kStateVersion = 1;
-
+// Bumped when the saved layout changes meaning: older states are ignored.
+constexpr quint32 kStateVersion = 3;
 }  // namespace
 
 Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("workspace"));
-    suspects_panel_ = pending_panel(tr("Leak suspects"), this);
-    summary_panel_ = new SummaryPanel(this);
-    diff_panel_ = pending_panel(tr("Open two snapshots of one process to compare them."), this);
-    objects_panel_ = new ObjectsPanel(this);
     filter_bar_ = new FilterBar(this);
+    suspects_panel_ = new SuspectsPanel(this);
+    summary_panel_ = new SummaryPanel(this);
+    diff_panel_ = new DiffPanel(this);
+    objects_panel_ = new ObjectsPanel(this);
     path_panel_ = new PathPanel(this);
-    retainers_panel_ = pending_panel(tr("Retainers"), this);
-    retained_panel_ = pending_panel(tr("Retained"), this);
-    graph_panel_ = pending_panel(tr("Graph"), this);
+    retainers_panel_ = new RetainersPanel(this);
+    retained_panel_ = new RetainedPanel(this);
+    graph_ = new GraphWidget(this);
+    graph_->setObjectName(QStringLiteral("graphPanel"));
+    graph_->setFocusProxy(graph_->view());
 
     group_tabs_ = new QTabWidget(this);
     group_tabs_->setObjectName(QStringLiteral("groupTabs"));
-    group_tabs_->addTab(suspects_panel_, panelName(Panel::Suspects));
-    group_tabs_->addTab(summary_panel_, panelName(Panel::Summary));
-    group_tabs_->addTab(diff_panel_, panelName(Panel::Diff));
-
+    for (Panel panel : {Panel::Suspects, Panel::Summary, Panel::Diff}) {
+        group_tabs_->addTab(panelWidget(panel), panelName(panel));
+    }
     detail_tabs_ = new QTabWidget(this);
     detail_tabs_->setObjectName(QStringLiteral("detailTabs"));
-    detail_tabs_->addTab(path_panel_, panelName(Panel::Path));
-    detail_tabs_->addTab(retainers_panel_, panelName(Panel::Retainers));
-    detail_tabs_->addTab(retained_panel_, panelName(Panel::Retained));
-    detail_tabs_->addTab(graph_panel_, panelName(Panel::Graph));
+    for (Panel panel : {Panel::Graph, Panel::Retainers, Panel::Retained}) {
+        detail_tabs_->addTab(panelWidget(panel), panelName(panel));
+    }
+    // The path is always in view above the picture: it is the answer, the
+    // graph and the trees are the detail.
+    right_splitter_ = new QSplitter(Qt::Vertical, this);
+    right_splitter_->setObjectName(QStringLiteral("rightSplitter"));
+    right_splitter_->addWidget(path_panel_);
+    right_splitter_->addWidget(detail_tabs_);
+    right_splitter_->setStretchFactor(0, 1);
+    right_splitter_->setStretchFactor(1, 3);
 
     left_splitter_ = new QSplitter(Qt::Vertical, this);
     left_splitter_->setObjectName(QStringLiteral("leftSplitter"));
@@ -65,19 +68,32 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     main_splitter_ = new QSplitter(Qt::Horizontal, this);
     main_splitter_->setObjectName(QStringLiteral("mainSplitter"));
     main_splitter_->addWidget(left_splitter_);
-    main_splitter_->addWidget(detail_tabs_);
-    main_splitter_->setStretchFactor(0, 3);
-    main_splitter_->setStretchFactor(1, 2);
+    main_splitter_->addWidget(right_splitter_);
+    main_splitter_->setStretchFactor(0, 1);
+    main_splitter_->setStretchFactor(1, 1);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(filter_bar_);
     layout->addWidget(main_splitter_, 1);
 
-    connect(path_panel_, &PathPanel::objectActivated, this, &Workspace::selectObject);
     connect(filter_bar_, &FilterBar::filterChanged, this, &Workspace::onFilterChanged);
+    connect(suspects_panel_, &SuspectsPanel::suspectActivated, this,
+            [this](const QString& type, const std::vector<uint32_t>& objects, uint32_t representative) {
+                showGroup(tr("suspect %1").arg(type), objects);
+                select(representative, Origin::Elsewhere);
+            });
     connect(summary_panel_, &SummaryPanel::groupActivated, this, &Workspace::showGroup);
-    connect(objects_panel_, &ObjectsPanel::objectActivated, this, &Workspace::selectObject);
+    connect(diff_panel_, &DiffPanel::typeActivated, this, &Workspace::showGroup);
+    connect(objects_panel_, &ObjectsPanel::objectActivated, this,
+            [this](uint32_t node) { select(node, Origin::Objects); });
+    connect(path_panel_, &PathPanel::objectActivated, this, &Workspace::selectObject);
+    connect(retainers_panel_, &RetainersPanel::objectActivated, this, &Workspace::selectObject);
+    connect(retained_panel_, &RetainedPanel::objectActivated, this, &Workspace::selectObject);
+    connect(graph_, &GraphWidget::objectSelected, this, [this](uint32_t node) { select(node, Origin::Graph); });
+    connect(graph_, &GraphWidget::exportFinished, this, [this](const QString& path, bool ok, const QString& text) {
+        emit message(ok ? tr("Exported %1").arg(path) : text);
+    });
 }
 
 Workspace::~Workspace() = default;
@@ -87,26 +103,34 @@ void Workspace::setAnalysis(AnalysisPtr analysis) {
     comparison_.reset();
     selected_ = kNoNode;
     filter_bar_->setAnalysis(analysis_);
+    suspects_panel_->setAnalysis(analysis_);
     summary_panel_->setAnalysis(analysis_);
+    diff_panel_->setComparison(nullptr);
     objects_panel_->setAnalysis(analysis_);
     path_panel_->setAnalysis(analysis_);
+    retainers_panel_->setAnalysis(analysis_);
+    retained_panel_->setAnalysis(analysis_);
+    graph_->setAnalysis(analysis_);
+    emit objectSelected(kNoNode);
 }
 
-void Workspace::setComparison(ComparisonPtr comparison) {
+void Workspace::setComparison(ComparisonPtr comparison, const QString& error) {
     if (comparison && comparison->current() != analysis_) comparison.reset();
-    if (comparison == comparison_) return;
+    const bool changed = comparison != comparison_;
     comparison_ = std::move(comparison);
+    diff_panel_->setComparison(comparison_, error);
+    if (!changed) return;
+    suspects_panel_->setComparison(comparison_);
     summary_panel_->setComparison(comparison_);
     objects_panel_->setNewColumn(shared_new_column(comparison_));
-    filter_bar_->setNewColumn(comparison_ ? std::span<const uint8_t>(comparison_->newColumn())
-                                          : std::span<const uint8_t>());
+    filter_bar_->setNewColumn(shared_new_column(comparison_));
 }
 
 void Workspace::onFilterChanged(const FilterResult& result) {
     summary_panel_->setSelection(result.nodes);
     if (result.nodes) {
-        objects_panel_->setObjects(tr("filter “%1”").arg(filter_bar_->text().trimmed()), *result.nodes);
         const size_t matches = result.nodes->size();
+        showGroup(tr("filter “%1”").arg(filter_bar_->text().trimmed()), *result.nodes);
         emit message(matches == 1 ? tr("The filter matches 1 object")
                                   : tr("The filter matches %1 objects").arg(count_text(matches)));
     } else {
@@ -114,33 +138,35 @@ void Workspace::onFilterChanged(const FilterResult& result) {
     }
 }
 
-void Workspace::showGroup(const QString& name, const std::vector<uint32_t>& nodes) {
-    objects_panel_->setObjects(name, nodes);
+void Workspace::showGroup(const QString& caption, const std::vector<uint32_t>& nodes) {
+    objects_panel_->setObjects(caption, nodes);
+    objects_panel_->showSelection(selected_);
 }
 
 QString Workspace::pathText() const { return path_panel_->plainText(); }
 
-const analysis::LeakSuspects* Workspace::suspects() const {
-    if (comparison_) return &comparison_->suspects();
-    return analysis_ ? analysis_->suspects() : nullptr;
-}
+const analysis::LeakSuspects* Workspace::suspects() const { return suspects_panel_->suspects(); }
 
-bool Workspace::selectSuspect(int row) {
-    const analysis::LeakSuspects* all = suspects();
-    if (!all || row < 0 || static_cast<size_t>(row) >= all->groups().size()) return false;
-    const uint32_t node = all->groups()[static_cast<size_t>(row)].representative;
-    if (node == kNoNode) return false;
-    selectObject(node);
-    return true;
-}
+bool Workspace::selectSuspect(int row) { return suspects_panel_->selectRow(row); }
 
-bool Workspace::busy() const { return summary_panel_->busy(); }
+bool Workspace::busy() const { return summary_panel_->busy() || filter_bar_->busy() || graph_->busy(); }
 
-void Workspace::selectObject(uint32_t node) {
+void Workspace::selectObject(uint32_t node) { select(node, Origin::Elsewhere); }
+
+void Workspace::select(uint32_t node, Origin origin) {
     if (!analysis_ || node >= analysis_->snapshot().node_count()) node = kNoNode;
     selected_ = node;
     path_panel_->showObject(node);
-    objects_panel_->showSelection(node);
+    retainers_panel_->showObject(node);
+    retained_panel_->showObject(node);
+    if (origin != Origin::Objects) objects_panel_->showSelection(node);
+    // A click in the graph highlights there; anything else draws the object
+    // with its paths (the graph panel lays it out on its worker thread).
+    if (origin == Origin::Graph) {
+        graph_->selectObject(node);
+    } else if (node != kNoNode) {
+        graph_->showObject(node);
+    }
     emit objectSelected(node);
 }
 
@@ -155,8 +181,8 @@ QWidget* Workspace::panelWidget(Panel panel) const {
     case Panel::Path: return path_panel_;
     case Panel::Retainers: return retainers_panel_;
     case Panel::Retained: return retained_panel_;
-    case Panel::Graph: return graph_panel_;
-        }
+    case Panel::Graph: return graph_;
+    }
     return nullptr;
 }
 
@@ -180,7 +206,7 @@ QString Workspace::panelName(Panel panel) {
     case Panel::Retainers: return tr("Retainers");
     case Panel::Retained: return tr("Retained");
     case Panel::Graph: return tr("Graph");
-        }
+    }
     return {};
 }
 
@@ -190,21 +216,23 @@ QByteArray Workspace::saveState() const {
     QByteArray state;
     QDataStream out(&state, QIODevice::WriteOnly);
     out << kStateVersion << main_splitter_->saveState() << left_splitter_->saveState()
-        << qint32(group_tabs_->currentIndex()) << qint32(detail_tabs_->currentIndex());
+        << right_splitter_->saveState() << qint32(group_tabs_->currentIndex())
+        << qint32(detail_tabs_->currentIndex());
     return state;
 }
 
 void Workspace::restoreState(const QByteArray& state) {
     QDataStream in(state);
     quint32 version = 0;
-    QByteArray main_state, left_state;
+    QByteArray main_state, left_state, right_state;
     qint32 group_tab = 0, detail_tab = 0;
     in >> version;
     if (version != kStateVersion) return;  // another layout: keep the defaults
-    in >> main_state >> left_state >> group_tab >> detail_tab;
+    in >> main_state >> left_state >> right_state >> group_tab >> detail_tab;
     if (in.status() != QDataStream::Ok) return;
     main_splitter_->restoreState(main_state);
     left_splitter_->restoreState(left_state);
+    right_splitter_->restoreState(right_state);
     group_tabs_->setCurrentIndex(group_tab);
     detail_tabs_->setCurrentIndex(detail_tab);
 }

@@ -1,21 +1,23 @@
 // The workspace: every panel over the current snapshot, and the one
 // selection they share.
 //
-//   ┌ filter ──────────────────────────────────────────────────────────────┐
-//   │ [Leak suspects | Summary | Diff]     │ [Path | Retainers | Retained | │
-//   │  groups: what leaks, what is big,     │  Graph]                        │
-//   │  what grew                            │  the selected object: why it   │
-//   ├───────────────────────────────────────┤  is alive, who holds it, what  │
-//   │ Objects of the selected group         │  it keeps alive, the picture   │
-//   └───────────────────────────────────────┴────────────────────────────────┘
+//   ┌ filter ───────────────────────────────────────────────────────────────┐
+//   │ [Leak suspects | Summary | Diff]      │ Path: why the selected object   │
+//   │  groups: what leaks, what is big,     │ is alive                        │
+//   │  what grew                            ├─────────────────────────────────┤
+//   ├───────────────────────────────────────┤ [Graph | Retainers | Retained]  │
+//   │ Objects of the chosen group           │  the picture, who holds it,     │
+//   │                                       │  what it keeps alive            │
+//   └───────────────────────────────────────┴─────────────────────────────────┘
 //
-// Selecting a group (a suspect row, a type in the summary, a type in the diff)
-// lists its objects; selecting an object anywhere (a row, a suspect's
-// representative, a node of the graph, a link in the path) makes it the
-// selection every object panel follows.
+// Choosing a group (a suspect row, a type in the summary or the diff, a
+// filter) lists its objects; choosing an object anywhere (a row, a suspect's
+// representative, a node of the graph, a link in the path, an item of the
+// trees) makes it the selection every object panel follows.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <QByteArray>
 #include <QStringList>
@@ -25,16 +27,20 @@
 #include "session/analysis_ptr.h"
 #include "session/comparison.h"
 
-class QLabel;
 class QSplitter;
 class QTabWidget;
 
 namespace refscope::app {
 
+class DiffPanel;
 class FilterBar;
+class GraphWidget;
 class ObjectsPanel;
 class PathPanel;
+class RetainedPanel;
+class RetainersPanel;
 class SummaryPanel;
+class SuspectsPanel;
 struct FilterResult;
 
 class Workspace : public QWidget {
@@ -51,9 +57,10 @@ public:
     // The snapshot shown (null: none). Clears the selection.
     void setAnalysis(AnalysisPtr analysis);
     const AnalysisPtr& analysis() const { return analysis_; }
-    // The comparison of the current snapshot with its baseline (null: none).
-    // Leak suspects then include growth and survivors; the diff panel fills.
-    void setComparison(ComparisonPtr comparison);
+    // The comparison of the current snapshot with its baseline (null: none;
+    // `error` says why, when it failed). Leak suspects then include growth
+    // and survivors, the summary deltas, the diff panel fills.
+    void setComparison(ComparisonPtr comparison, const QString& error = {});
     const ComparisonPtr& comparison() const { return comparison_; }
 
     uint32_t selectedObject() const { return selected_; }
@@ -61,10 +68,12 @@ public:
     QString pathText() const;
     // Leak suspects shown (with the comparison's evidence when there is one).
     const analysis::LeakSuspects* suspects() const;
-    // Selects suspect row `row` (0 = the top one) and its representative.
+    // Chooses suspect row `row` (0 = the top one): its objects are listed
+    // and its representative selected. False without such a row.
     bool selectSuspect(int row);
 
-    // Background work of the panels (graph layout) in flight.
+    // Background work of the panels in flight (summary model, filter, graph
+    // layout).
     bool busy() const;
 
     void showPanel(Panel panel);
@@ -74,10 +83,15 @@ public:
     QByteArray saveState() const;
     void restoreState(const QByteArray& state);
 
-    PathPanel* pathPanel() const { return path_panel_; }
     FilterBar* filterBar() const { return filter_bar_; }
+    SuspectsPanel* suspectsPanel() const { return suspects_panel_; }
     SummaryPanel* summaryPanel() const { return summary_panel_; }
+    DiffPanel* diffPanel() const { return diff_panel_; }
     ObjectsPanel* objectsPanel() const { return objects_panel_; }
+    PathPanel* pathPanel() const { return path_panel_; }
+    RetainersPanel* retainersPanel() const { return retainers_panel_; }
+    RetainedPanel* retainedPanel() const { return retained_panel_; }
+    GraphWidget* graphWidget() const { return graph_; }
 
 public slots:
     // Makes `node` the selection of every object panel (kNoNode clears).
@@ -90,9 +104,12 @@ signals:
     void message(const QString& text);
 
 private:
+    // Where a selection came from: that view already shows it.
+    enum class Origin { Elsewhere, Graph, Objects };
+    void select(uint32_t node, Origin origin);
     QWidget* panelWidget(Panel panel) const;
     void onFilterChanged(const FilterResult& result);
-    void showGroup(const QString& name, const std::vector<uint32_t>& nodes);
+    void showGroup(const QString& caption, const std::vector<uint32_t>& nodes);
 
     AnalysisPtr analysis_;
     ComparisonPtr comparison_;
@@ -100,17 +117,18 @@ private:
 
     QSplitter* main_splitter_;
     QSplitter* left_splitter_;
+    QSplitter* right_splitter_;
     QTabWidget* group_tabs_;
     QTabWidget* detail_tabs_;
     FilterBar* filter_bar_;
+    SuspectsPanel* suspects_panel_;
+    SummaryPanel* summary_panel_;
+    DiffPanel* diff_panel_;
     ObjectsPanel* objects_panel_;
     PathPanel* path_panel_;
-    QWidget* suspects_panel_;
-    SummaryPanel* summary_panel_;
-    QWidget* diff_panel_;
-    QWidget* retainers_panel_;
-    QWidget* retained_panel_;
-    QWidget* graph_panel_;
+    RetainersPanel* retainers_panel_;
+    RetainedPanel* retained_panel_;
+    GraphWidget* graph_;
 };
 
 }  // namespace refscope::app

@@ -1,0 +1,128 @@
+#include "window/object_tree_panels.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include "models/cell_text.h"
+#include "models/retained_tree_model.h"
+#include "models/retainers_tree_model.h"
+#include "refscope/analysis/edge_labels.h"
+
+namespace refscope::app {
+
+namespace {
+
+QTreeView* make_tree(QWidget* parent, const char* name, QAbstractItemModel* model) {
+    auto* view = new QTreeView(parent);
+    view->setModel(model);  // before the header is set up: sections come from the model
+    view->setObjectName(QString::fromLatin1(name));
+    view->setUniformRowHeights(true);  // cheap layout for long lists
+    view->setAlternatingRowColors(true);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setExpandsOnDoubleClick(false);  // double-click selects the object
+    view->header()->setStretchLastSection(false);
+    view->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    return view;
+}
+
+QVBoxLayout* stack(QWidget* panel, QLabel* caption, QTreeView* view) {
+    caption->setWordWrap(true);
+    caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    panel->setFocusProxy(view);
+    auto* layout = new QVBoxLayout(panel);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(caption);
+    layout->addWidget(view, 1);
+    return layout;
+}
+
+QString object_name(const AnalysisPtr& analysis, uint32_t node) {
+    return to_qstring(analysis::describe_node_at(analysis->snapshot(), node));
+}
+
+}  // namespace
+
+RetainersPanel::RetainersPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("retainersPanel"));
+    model_ = new RetainersTreeModel(this);
+    caption_ = new QLabel(this);
+    view_ = make_tree(this, "retainersView", model_);
+    stack(this, caption_, view_);
+    connect(view_, &QTreeView::activated, this, &RetainersPanel::onActivated);
+    showObject(kNoNode);
+}
+
+void RetainersPanel::setAnalysis(AnalysisPtr analysis) {
+    model_->setAnalysis(std::move(analysis));
+    showObject(kNoNode);
+}
+
+void RetainersPanel::showObject(uint32_t node) {
+    model_->setTarget(node);
+    if (model_->target() == kNoNode) {
+        caption_->setText(tr("Who holds the selected object, and who holds them, up to the roots."));
+        return;
+    }
+    caption_->setText(tr("Who holds <b>%1</b>? Opened along its path from a root; double-click an object to "
+                         "select it.")
+                          .arg(object_name(model_->analysis(), model_->target()).toHtmlEscaped()));
+    const QModelIndexList chain = model_->revealChainToRoot();
+    for (const QModelIndex& index : chain) view_->expand(index);
+    if (!chain.isEmpty()) view_->scrollTo(chain.back());
+    view_->resizeColumnToContents(RetainersTreeModel::ViaColumn);
+}
+
+void RetainersPanel::onActivated(const QModelIndex& index) {
+    if (model_->isMoreItem(index)) {
+        model_->showMore(index);
+        return;
+    }
+    const uint32_t node = model_->nodeAt(index);
+    if (node != kNoNode) emit objectActivated(node);
+}
+
+RetainedPanel::RetainedPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("retainedPanel"));
+    model_ = new RetainedTreeModel(this);
+    caption_ = new QLabel(this);
+    view_ = make_tree(this, "retainedView", model_);
+    stack(this, caption_, view_);
+    connect(view_, &QTreeView::activated, this, &RetainedPanel::onActivated);
+    showObject(kNoNode);
+}
+
+void RetainedPanel::setAnalysis(AnalysisPtr analysis) {
+    model_->setAnalysis(std::move(analysis));
+    showObject(kNoNode);
+}
+
+void RetainedPanel::showObject(uint32_t node) {
+    model_->setTarget(node);
+    if (model_->target() == kNoNode) {
+        caption_->setText(tr("What the selected object keeps alive: freeing it would free all of this."));
+        return;
+    }
+    if (!model_->emptyReason().isEmpty()) {
+        caption_->setText(model_->emptyReason());
+        return;
+    }
+    caption_->setText(tr("What <b>%1</b> keeps alive (its dominator subtree), largest first.")
+                          .arg(object_name(model_->analysis(), model_->target()).toHtmlEscaped()));
+    // Its first batch at once (a view fetches lazily, when it next lays out).
+    const QModelIndex top = model_->index(0, 0);
+    if (model_->canFetchMore(top)) model_->fetchMore(top);
+    view_->expand(top);
+}
+
+void RetainedPanel::onActivated(const QModelIndex& index) {
+    if (model_->isMoreItem(index)) {
+        model_->showMore(index);
+        return;
+    }
+    const uint32_t node = model_->nodeAt(index);
+    if (node != kNoNode) emit objectActivated(node);
+}
+
+}  // namespace refscope::app

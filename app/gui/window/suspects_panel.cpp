@@ -1,0 +1,130 @@
+#include "window/suspects_panel.h"
+
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "models/cell_text.h"
+#include "models/suspects_model.h"
+#include "window/object_sets.h"
+
+namespace refscope::app {
+
+SuspectsPanel::SuspectsPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("suspectsPanel"));
+    model_ = new SuspectsModel(this);
+    headline_ = new QLabel(this);
+    headline_->setObjectName(QStringLiteral("suspectsHeadline"));
+    headline_->setWordWrap(true);
+
+    view_ = new QTableView(this);
+    view_->setObjectName(QStringLiteral("suspectsView"));
+    view_->setModel(model_);
+    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view_->setSelectionMode(QAbstractItemView::SingleSelection);
+    view_->setWordWrap(false);
+    view_->verticalHeader()->hide();
+    view_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
+    view_->horizontalHeader()->setStretchLastSection(true);
+    // The ranking's own order until a header is clicked.
+    view_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    view_->setSortingEnabled(true);
+    view_->setColumnWidth(SuspectsModel::TypeColumn, 220);
+    view_->setColumnWidth(SuspectsModel::EvidenceColumn, 240);
+
+    reason_ = new QLabel(this);
+    reason_->setObjectName(QStringLiteral("suspectReason"));
+    reason_->setWordWrap(true);
+    reason_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    reason_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    reason_->setMargin(4);
+    auto* reason_area = new QScrollArea(this);
+    reason_area->setWidget(reason_);
+    reason_area->setWidgetResizable(true);
+    reason_area->setFrameShape(QFrame::NoFrame);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(view_);
+    split->addWidget(reason_area);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(headline_);
+    layout->addWidget(split, 1);
+
+    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &SuspectsPanel::onCurrentRowChanged);
+    setFocusProxy(view_);  // Alt+1 lands in the table
+}
+
+void SuspectsPanel::setAnalysis(AnalysisPtr analysis) {
+    analysis_ = std::move(analysis);
+    comparison_.reset();
+    model_->setSuspects(analysis_);
+    reason_->clear();
+    updateHeadline();
+}
+
+void SuspectsPanel::setComparison(const ComparisonPtr& comparison) {
+    comparison_ = comparison && comparison->current() == analysis_ ? comparison : nullptr;
+    std::shared_ptr<const analysis::LeakSuspects> ranked;
+    if (comparison_) ranked = {comparison_, &comparison_->suspects()};
+    model_->setSuspects(analysis_, ranked);
+    reason_->clear();
+    updateHeadline();
+}
+
+const analysis::LeakSuspects* SuspectsPanel::suspects() const { return model_->suspects(); }
+
+bool SuspectsPanel::selectRow(int row) {
+    if (row < 0 || row >= model_->rowCount()) return false;
+    const QModelIndex index = model_->index(row, SuspectsModel::TypeColumn);
+    if (view_->currentIndex().row() == row) {
+        onCurrentRowChanged();  // chosen again: show it again
+    } else {
+        view_->setCurrentIndex(index);
+    }
+    view_->scrollTo(index);
+    return true;
+}
+
+QString SuspectsPanel::reasonText() const { return reason_->text(); }
+
+void SuspectsPanel::updateHeadline() {
+    const analysis::LeakSuspects* ranked = suspects();
+    if (!analysis_ || !ranked) {
+        headline_->setText(analysis_ ? tr("No leak suspects: this snapshot was analysed without them.") : QString());
+        return;
+    }
+    const size_t high = ranked->high_confidence_count();
+    const size_t low = ranked->groups().size() - high;
+    QString text = high == 0 ? tr("No high-confidence leak suspects") :
+                   high == 1 ? tr("<b>1</b> high-confidence leak suspect")
+                             : tr("<b>%1</b> high-confidence leak suspects").arg(count_text(high));
+    if (low > 0) text += tr(", %1 low-confidence (grey: probably the interpreter's own, or only large)").arg(count_text(low));
+    text += comparison_ ? tr(" — with the growth since the baseline") : tr(" — this snapshot alone; choose a baseline to see growth");
+    headline_->setText(text);
+}
+
+void SuspectsPanel::onCurrentRowChanged() {
+    const QModelIndex current = view_->currentIndex();
+    const analysis::SuspectGroup* row = current.isValid() ? model_->groupAt(current.row()) : nullptr;
+    if (!row || !analysis_ || !suspects()) {
+        reason_->clear();
+        return;
+    }
+    QStringList lines;
+    for (const std::string& reason : row->reasons) lines << QStringLiteral("• ") + to_qstring(reason).toHtmlEscaped();
+    reason_->setText(QStringLiteral("<b>%1</b><br>%2").arg(to_qstring(row->type).toHtmlEscaped(), lines.join(QStringLiteral("<br>"))));
+    emit suspectActivated(to_qstring(row->type), objects_of_suspect(analysis_->snapshot(), *suspects(), *row),
+                          row->representative);
+}
+
+}  // namespace refscope::app
