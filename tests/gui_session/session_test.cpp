@@ -61,12 +61,8 @@ public:
         return result;
     }
     bool waitIdle(int ms = 60'000) {
-        QElapsedTimer timer;
-        timer.start();
-        while (!events.contains(QStringLiteral("idle")) && timer.elapsed() < ms) {
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        }
-        return events.contains(QStringLiteral("idle"));
+        // qWaitFor sleeps between rounds of events: no core taken from the worker.
+        return QTest::qWaitFor([this] { return events.contains(QStringLiteral("idle")); }, ms);
     }
 
     struct Progress {

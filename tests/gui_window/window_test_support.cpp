@@ -2,7 +2,10 @@
 
 #include <QCoreApplication>
 #include <QDir>
-#include <QElapsedTimer>
+#include <memory>
+
+#include <QEventLoop>
+#include <QTimer>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
@@ -15,12 +18,25 @@ QString data_file(const char* name) { return QStringLiteral(REFSCOPE_TEST_DATA_D
 QString output_file(const char* name) { return QStringLiteral(REFSCOPE_TEST_OUTPUT_DIR "/") + QLatin1String(name); }
 
 bool wait_settled(app::MainWindow& window, int ms) {
-    bool settled = false;
-    window.whenSettled([&] { settled = true; });
-    QElapsedTimer timer;
-    timer.start();
-    while (!settled && timer.elapsed() < ms) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    return settled;
+    // A real event loop, sleeping between events: spinning on
+    // processEvents() would take a core from the workers being waited for.
+    // The callback may come after a timeout, when this frame is gone: it
+    // only touches the shared state.
+    struct State {
+        bool settled = false;
+        QEventLoop* loop = nullptr;
+    };
+    auto state = std::make_shared<State>();
+    window.whenSettled([state] {
+        state->settled = true;
+        if (state->loop) state->loop->quit();
+    });
+    QEventLoop loop;
+    state->loop = &loop;
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    if (!state->settled) loop.exec();
+    state->loop = nullptr;
+    return state->settled;
 }
 
 void isolate_settings() {

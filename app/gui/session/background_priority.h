@@ -7,9 +7,11 @@
 
 namespace refscope::app {
 
-// Lowers the calling thread's scheduling priority (Linux: nice +10 for this
-// thread only; threads it starts inherit it). Best effort: does nothing where
-// unsupported or refused.
+// Lowers the calling thread's scheduling priority (Linux: nice +5 for this
+// thread only; threads it starts inherit it). The environment variable
+// REFSCOPE_WORKER_NICE (0-19) sets another value; 0 leaves the priority
+// alone (benchmarks comparing the app with the core use it). Best effort:
+// does nothing where unsupported or refused.
 void lower_current_thread_priority();
 
 }  // namespace refscope::app

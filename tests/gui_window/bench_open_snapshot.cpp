@@ -1,0 +1,136 @@
+// Opening a snapshot in the desktop app (not a test: numbers go to
+// docs/performance.md, "Desktop app: opening a snapshot").
+//
+//   bench_open_snapshot [FILE]     (default: the 1.1M-object synthetic heap of
+//                                   tests/format/synthetic_heap.cpp, written to
+//                                   a temporary file)
+//
+// Runs itself twice, each in a fresh process, so that their peak memory is
+// their own:
+//   core  analysis::SnapshotAnalysis::load on the file: the core analysis's
+//         own time and memory (peak RSS above the process's RSS before);
+//   app   the real MainWindow, shown, then openFiles(FILE): the time until
+//         the summary by type is in its view and painted, the time until
+//         the window is settled, and the app's memory (peak RSS above the
+//         RSS of the shown, empty window). Its worker threads run at the
+//         core's priority here (REFSCOPE_WORKER_NICE=0): the app lowers
+//         them to stay responsive, which on a busy machine would measure
+//         the other programs rather than the app.
+// Then prints both and the ratio of the memory increments.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTableView>
+#include <QTemporaryDir>
+
+#include "models/type_summary_model.h"
+#include "refscope/analysis/snapshot_analysis.h"
+#include "session_fixtures.h"
+#include "window/main_window.h"
+#include "window/summary_panel.h"
+#include "window/workspace.h"
+#include "window_test_support.h"
+
+namespace {
+
+using namespace refscope;
+
+// VmRSS or VmHWM of this process in MiB.
+double status_mib(const char* field) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    const std::string prefix = std::string(field) + ":";
+    while (std::getline(status, line)) {
+        if (line.rfind(prefix, 0) == 0) return std::strtod(line.c_str() + prefix.size(), nullptr) / 1024.0;
+    }
+    return -1;
+}
+
+int run_core(const QString& file) {
+    const double before = status_mib("VmRSS");
+    QElapsedTimer timer;
+    timer.start();
+    const auto analysis = analysis::SnapshotAnalysis::load(file.toStdString());
+    const double seconds = timer.nsecsElapsed() / 1e9;
+    std::printf("core %.3f s %.1f MiB %zu objects\n", seconds, status_mib("VmHWM") - before,
+                analysis->snapshot().node_count());
+    return 0;
+}
+
+int run_app(int argc, char** argv, const QString& file) {
+    QApplication app(argc, argv);
+    refscope::testing::isolate_settings();
+    app::MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QApplication::processEvents();
+    const double before = status_mib("VmRSS");
+
+    QElapsedTimer timer;
+    double summary_seconds = -1;
+    app::SummaryPanel* summary = window.workspace()->summaryPanel();
+    QObject::connect(summary, &app::SummaryPanel::modelReplaced, [&] {
+        summary->view()->viewport()->repaint();  // shown, not merely set
+        summary_seconds = timer.nsecsElapsed() / 1e9;
+    });
+    timer.start();
+    window.openFiles({file});
+    if (!refscope::testing::wait_settled(window, 600'000) || !window.loadErrors().isEmpty()) {
+        std::fprintf(stderr, "bench_open_snapshot: could not open %s\n", qPrintable(file));
+        return 1;
+    }
+    const double settled_seconds = timer.nsecsElapsed() / 1e9;
+    std::printf("app %.3f s %.3f s %.1f MiB %d groups\n", summary_seconds, settled_seconds,
+                status_mib("VmHWM") - before, summary->model()->rowCount());
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc >= 3 && std::string(argv[1]) == "core") return run_core(QString::fromLocal8Bit(argv[2]));
+    if (argc >= 3 && std::string(argv[1]) == "app") return run_app(argc, argv, QString::fromLocal8Bit(argv[2]));
+
+    QCoreApplication app(argc, argv);
+    QTemporaryDir dir;
+    QString file = argc >= 2 ? QString::fromLocal8Bit(argv[1]) : QString();
+    if (file.isEmpty()) {
+        file = dir.filePath(QStringLiteral("heap.rscope"));
+        if (!refscope::testing::write_synthetic_heap(file, 1'100'000)) return 1;
+        std::printf("snapshot: the 1.1M-object synthetic heap (tests/format/synthetic_heap.cpp)\n");
+    }
+    const auto run = [&](const char* mode) {
+        QProcess child;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("REFSCOPE_WORKER_NICE"), QStringLiteral("0"));
+        child.setProcessEnvironment(environment);
+        child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        child.start(QCoreApplication::applicationFilePath(), {QString::fromLatin1(mode), file});
+        child.waitForFinished(-1);
+        return QString::fromLocal8Bit(child.readAllStandardOutput()).trimmed();
+    };
+    const QString core = run("core");
+    const QString shown = run("app");
+    const auto core_match = QRegularExpression(QStringLiteral("^core ([0-9.]+) s ([0-9.]+) MiB (\\d+) objects")).match(core);
+    const auto app_match =
+        QRegularExpression(QStringLiteral("^app ([0-9.]+) s ([0-9.]+) s ([0-9.]+) MiB (\\d+) groups")).match(shown);
+    if (!core_match.hasMatch() || !app_match.hasMatch()) {
+        std::fprintf(stderr, "unexpected output:\n%s\n%s\n", qPrintable(core), qPrintable(shown));
+        return 1;
+    }
+    const double core_mib = core_match.captured(2).toDouble();
+    const double app_mib = app_match.captured(3).toDouble();
+    std::printf("%s objects\n", qPrintable(core_match.captured(3)));
+    std::printf("core: load + full analysis          %7.3f s   %7.1f MiB\n", core_match.captured(1).toDouble(), core_mib);
+    std::printf("app:  open -> summary shown         %7.3f s\n", app_match.captured(1).toDouble());
+    std::printf("app:  open -> settled (all panels)  %7.3f s   %7.1f MiB  (%s summary rows)\n",
+                app_match.captured(2).toDouble(), app_mib, qPrintable(app_match.captured(4)));
+    std::printf("app memory / core memory            %7.2f\n", app_mib / core_mib);
+    return 0;
+}
