@@ -64,7 +64,7 @@ public:
     bool notify(QObject* receiver, QEvent* event) override {
         if (depth_++ == 0) start_ = thread_cpu_ms();
         const bool result = QApplication::notify(receiver, event);
-        if (--depth_ == 0) longest_ = std::max(longest_, thread_cpu_ms() - start_);
+        if (--depth_ == 0) { const double took = thread_cpu_ms() - start_; longest_ = std::max(longest_, took); if (took > 20 && qEnvironmentVariableIsSet("REFSCOPE_SLOW_EVENTS")) qInfo("slow event: %.1f ms, %s, type %d", took, receiver->metaObject()->className(), int(event->type())); }
         return result;
     }
     void resetLongest() { longest_ = 0; }

@@ -394,7 +394,6 @@ void MainWindow::showLoadErrors() {
         error_dialog_->setObjectName(QStringLiteral("loadErrorDialog"));
         error_dialog_->setAttribute(Qt::WA_DeleteOnClose);
         error_dialog_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        connect(error_dialog_, &QObject::destroyed, this, [this] { error_dialog_ = nullptr; });
         error_dialog_->open();
     }
     if (load_errors_.size() == 1) {

@@ -14,6 +14,8 @@
 #include <functional>
 
 #include <QMainWindow>
+#include <QMessageBox>
+#include <QPointer>
 #include <QStringList>
 
 #include "session/analysis_ptr.h"
@@ -22,7 +24,6 @@
 class QAction;
 class QLabel;
 class QMenu;
-class QMessageBox;
 class QProgressBar;
 class QStackedWidget;
 class QToolButton;
@@ -130,7 +131,8 @@ private:
     QLabel* load_label_ = nullptr;
     QProgressBar* load_bar_ = nullptr;
     QToolButton* cancel_button_ = nullptr;
-    QMessageBox* error_dialog_ = nullptr;
+    // Null once the dialog is closed (it deletes itself).
+    QPointer<QMessageBox> error_dialog_;
     QStringList load_errors_;
     QString comparison_error_;
     int batch_size_ = 0;   // files in the running load batch
