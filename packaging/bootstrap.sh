@@ -2,8 +2,12 @@
 # One entry point for a fresh Debian 12 machine: installs what is missing
 # (Debian packages only), configures, builds, then runs the job asked for.
 #
-#   packaging/bootstrap.sh demo   build, run the bundled leaking demo under the
-#                                 probe, print its leak path with refscope-cli
+#   packaging/bootstrap.sh demo   build, snapshot the bundled leaking demo under
+#                                 the probe, explain it with refscope-cli, then
+#                                 open it in the app with the top leak suspect
+#                                 selected (no display: headless under xvfb-run,
+#                                 prints the path, screenshot in
+#                                 build/dev/demo/refscope-demo.png)
 #   packaging/bootstrap.sh test   build (dev + ASan presets) and run every test
 #   packaging/bootstrap.sh build  only install and build (dev preset)
 #
