@@ -2,6 +2,7 @@
 // (not a test: numbers go to docs/performance.md, "Desktop app: models").
 //
 //   bench_object_table [NODES]      (default 1100000, the reference heap's size)
+//   bench_object_table FILE.rscope  (a snapshot file instead)
 //
 // Times, after the analysis pipeline: the summary model's setAnalysis (by
 // type and by module) and a selection; the object table's setNodes of every
@@ -93,13 +94,22 @@ Snapshot make_heap(uint32_t nodes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const uint32_t nodes = argc > 1 ? static_cast<uint32_t>(std::strtoul(argv[1], nullptr, 10)) : 1'100'000;
+    const std::string argument = argc > 1 ? argv[1] : "1100000";
+    const bool from_file = argument.find_first_not_of("0123456789") != std::string::npos;
     auto start = Clock::now();
-    Snapshot snapshot = make_heap(nodes);
-    std::printf("heap: %u nodes, %zu edges, %zu strings (built in %.0f ms)\n", nodes, snapshot.edge_count(),
-                snapshot.strings.size(), ms_since(start));
-    start = Clock::now();
-    const app::AnalysisPtr analysis(analysis::SnapshotAnalysis::analyse(std::move(snapshot)));
+    app::AnalysisPtr analysis;
+    if (from_file) {
+        analysis = app::AnalysisPtr(analysis::SnapshotAnalysis::load(argument));
+        std::printf("%s: %zu nodes, %zu edges, %zu strings\n", argument.c_str(), analysis->snapshot().node_count(),
+                    analysis->snapshot().edge_count(), analysis->snapshot().strings.size());
+    } else {
+        const auto nodes = static_cast<uint32_t>(std::strtoul(argument.c_str(), nullptr, 10));
+        Snapshot snapshot = make_heap(nodes);
+        std::printf("heap: %u nodes, %zu edges, %zu strings (built in %.0f ms)\n", nodes, snapshot.edge_count(),
+                    snapshot.strings.size(), ms_since(start));
+        start = Clock::now();
+        analysis = app::AnalysisPtr(analysis::SnapshotAnalysis::analyse(std::move(snapshot)));
+    }
     std::printf("analysis pipeline: %.0f ms, peak RSS %ld MiB, RSS now %ld MiB\n", ms_since(start), rss_mib(),
                 rss_mib("VmRSS:"));
 
@@ -111,7 +121,7 @@ int main(int argc, char** argv) {
     summary.setAnalysis(analysis, analysis::GroupBy::Module);
     std::printf("summary setAnalysis by module: %.1f ms (%d rows)\n", ms_since(start), summary.rowCount());
     summary.setAnalysis(analysis, analysis::GroupBy::Type);
-    const app::FilterResult half = app::run_filter(*analysis, "size>250");
+    const app::FilterResult half = app::run_filter(*analysis, "size>40");
     start = Clock::now();
     summary.setSelection(half.nodes);
     std::printf("summary setSelection (%zu nodes): %.1f ms\n", half.nodes->size(), ms_since(start));

@@ -4,8 +4,10 @@
 #include <QAbstractItemModelTester>
 #include <QtTest>
 
+#include <algorithm>
 #include <numeric>
 #include <random>
+#include <utility>
 
 #include "heap_fixture.h"
 #include "models/model_roles.h"
@@ -216,6 +218,23 @@ void ObjectTableModelTest::radixSortMatchesAComparisonSort() {
         for (size_t i = 0; i < items.size(); ++i) {
             QCOMPARE(items[i].key, expected[i].key);
             QCOMPARE(items[i].id, expected[i].id);
+        }
+    }
+    // The packed path (keys differing in at most 32 bits) and its fallback,
+    // with ids increasing (the model's case) and shuffled.
+    for (const uint64_t range : {uint64_t{1}, uint64_t{7}, uint64_t{1} << 20, (uint64_t{1} << 32) - 1, uint64_t{1} << 45}) {
+        for (const bool shuffled : {false, true}) {
+            std::vector<uint32_t> ids(90000);
+            std::iota(ids.begin(), ids.end(), 5u);
+            if (shuffled) std::shuffle(ids.begin(), ids.end(), random);
+            const uint64_t base = random() % 1000;  // keys need not start at 0
+            std::vector<uint64_t> keys(ids.size());
+            for (uint64_t& k : keys) k = base + random() % range;
+            std::vector<std::pair<uint64_t, uint32_t>> expected(ids.size());
+            for (size_t i = 0; i < ids.size(); ++i) expected[i] = {keys[i], ids[i]};
+            std::sort(expected.begin(), expected.end());
+            sort_ids_by_keys(ids, keys);
+            for (size_t i = 0; i < ids.size(); ++i) QCOMPARE(ids[i], expected[i].second);
         }
     }
     std::vector<uint32_t> ids(100000);

@@ -136,58 +136,73 @@ const std::vector<uint32_t>& ObjectTableModel::previewRank() const {
         if (id < string_count) used[id] = 1;
     }
     used[0] = 0;
-    std::vector<KeyedId> keyed;
+    std::vector<uint32_t> ids;
     for (uint32_t id = 1; id < string_count; ++id) {
-        if (used[id]) keyed.push_back({prefix_key(s.strings.view(id)), id});
+        if (used[id]) ids.push_back(id);
     }
-    sort_keyed_ids(keyed);
-    // Runs with equal 8-byte prefixes are ordered by the next 8 bytes, and
-    // so on (most of a heap's strings differ early; names share prefixes).
-    // A run whose texts all end within the compared bytes is ordered by
-    // whole text (equal texts, or a NUL byte the padding hid).
-    struct Run {
-        size_t first, last, offset;
+    // Each text is read once: its first 16 bytes as two big-endian numbers
+    // and its length. Strings live scattered on the heap, so reading them
+    // is the cost; most texts differ within 16 bytes, and only the few that
+    // do not are compared as whole texts.
+    const size_t n = ids.size();
+    std::vector<uint64_t> head(n), next(n);
+    std::vector<uint32_t> length(n);
+    for (size_t i = 0; i < n; ++i) {
+        const std::string_view text = s.strings.view(ids[i]);
+        head[i] = prefix_key(text);
+        next[i] = text.size() > 8 ? prefix_key(text.substr(8)) : 0;
+        length[i] = static_cast<uint32_t>(std::min<size_t>(text.size(), UINT32_MAX));
+    }
+    std::vector<KeyedId> order(n);  // ids here are positions in `ids`
+    for (size_t i = 0; i < n; ++i) order[i] = {head[i], static_cast<uint32_t>(i)};
+    sort_keyed_ids(order);
+    // same[i]: order[i] has the same text as order[i - 1].
+    std::vector<uint8_t> same(n, 0);
+    const auto whole_text_sort = [&](size_t first, size_t last) {
+        const auto begin = order.begin() + static_cast<std::ptrdiff_t>(first);
+        const auto end = order.begin() + static_cast<std::ptrdiff_t>(last);
+        std::sort(begin, end, [&](const KeyedId& a, const KeyedId& b) {
+            const std::string_view x = s.strings.view(ids[a.id]), y = s.strings.view(ids[b.id]);
+            return x != y ? x < y : a.id < b.id;
+        });
+        for (size_t i = first + 1; i < last; ++i) {
+            same[i] = s.strings.view(ids[order[i].id]) == s.strings.view(ids[order[i - 1].id]);
+        }
     };
-    std::vector<Run> runs;
-    const auto find_runs = [&](size_t first, size_t last, size_t offset) {
+    // Calls visit(first, last) for each run of equal keys (2+ items) in [first, last).
+    const auto for_each_run = [&](size_t first, size_t last, auto&& visit) {
         for (size_t at = first; at < last;) {
             size_t end = at + 1;
-            while (end < last && keyed[end].key == keyed[at].key) ++end;
-            if (end - at > 1) runs.push_back({at, end, offset});
+            while (end < last && order[end].key == order[at].key) ++end;
+            if (end - at > 1) visit(at, end);
             at = end;
         }
     };
-    find_runs(0, keyed.size(), 8);
-    std::vector<KeyedId> run_items;
-    while (!runs.empty()) {
-        const Run run = runs.back();
-        runs.pop_back();
-        const auto begin = keyed.begin() + static_cast<std::ptrdiff_t>(run.first);
-        const auto end = keyed.begin() + static_cast<std::ptrdiff_t>(run.last);
-        const bool all_end = std::all_of(begin, end, [&](const KeyedId& k) { return s.strings.view(k.id).size() <= run.offset; });
-        if (all_end) {
-            std::sort(begin, end, [&](const KeyedId& a, const KeyedId& b) {
-                const std::string_view x = s.strings.view(a.id), y = s.strings.view(b.id);
-                return x != y ? x < y : a.id < b.id;
-            });
-            continue;
+    const auto ends_within = [&](size_t first, size_t last, uint32_t bytes) {
+        for (size_t i = first; i < last; ++i) {
+            if (length[order[i].id] > bytes) return false;
         }
-        run_items.assign(begin, end);
-        for (KeyedId& k : run_items) {
-            const std::string_view text = s.strings.view(k.id);
-            k.key = prefix_key(text.size() > run.offset ? text.substr(run.offset) : std::string_view());
-        }
-        sort_keyed_ids(run_items);
-        std::copy(run_items.begin(), run_items.end(), begin);
-        find_runs(run.first, run.last, run.offset + 8);
-    }
+        return true;
+    };
+    std::vector<KeyedId> run;
+    for_each_run(0, n, [&](size_t first, size_t last) {
+        // Equal first 8 bytes. Texts that all end there: compare whole
+        // (equal texts, or a NUL byte the zero padding hid).
+        if (ends_within(first, last, 8)) return whole_text_sort(first, last);
+        run.clear();
+        for (size_t i = first; i < last; ++i) run.push_back({next[order[i].id], order[i].id});
+        sort_keyed_ids(run);
+        std::copy(run.begin(), run.end(), order.begin() + static_cast<std::ptrdiff_t>(first));
+        // Equal first 16 bytes: compare whole.
+        for_each_run(first, last, [&](size_t from, size_t to) { whole_text_sort(from, to); });
+    });
     // Rank 0: no preview. Equal texts share a rank, so their rows tie and
     // fall back to node order.
     preview_rank_.assign(string_count, 0);
     uint32_t rank = 0;
-    for (size_t i = 0; i < keyed.size(); ++i) {
-        if (i == 0 || s.strings.view(keyed[i].id) != s.strings.view(keyed[i - 1].id)) ++rank;
-        preview_rank_[keyed[i].id] = rank;
+    for (size_t i = 0; i < n; ++i) {
+        if (!same[i]) ++rank;
+        preview_rank_[ids[order[i].id]] = rank;
     }
     return preview_rank_;
 }

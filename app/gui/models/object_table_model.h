@@ -47,7 +47,8 @@ public:
     void setNodes(std::vector<uint32_t> nodes);
     // One byte per snapshot node, nonzero = new since the baseline (the
     // diff's is_new, or a survivor report's is_survivor); null, or a column
-    // of the wrong length, empties the New column.
+    // of the wrong length, empties the New column. A diff's column needs no
+    // copy: std::shared_ptr<const std::vector<uint8_t>>(diff, &diff->is_new).
     void setNewColumn(std::shared_ptr<const std::vector<uint8_t>> is_new);
 
     const AnalysisPtr& analysis() const { return analysis_; }

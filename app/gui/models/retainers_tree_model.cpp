@@ -6,6 +6,7 @@
 
 #include "models/cell_text.h"
 #include "models/model_roles.h"
+#include "models/id_sort.h"
 #include "refscope/analysis/edge_labels.h"
 
 namespace refscope::app {
@@ -100,17 +101,17 @@ void RetainersTreeModel::populate(int32_t id, std::vector<Item>& fixed, std::vec
     const auto preferred = preferred_edge_.find(node);
     const uint32_t first = preferred != preferred_edge_.end() ? preferred->second : paths.parent_edge(node);
     // The chain towards the roots first, then what keeps the object alive,
-    // nearest a root first (unreached sources last), then by edge id.
-    struct Rank {
-        uint8_t not_first, not_retaining;
-        uint32_t distance, edge;
-        auto operator<=>(const Rank&) const = default;
-    };
-    const auto rank = [&](uint32_t e) {
-        return Rank{static_cast<uint8_t>(e != first), static_cast<uint8_t>(!index.retains(e)),
-                    paths.distance(index.source(e)), e};
-    };
-    std::sort(candidates.begin(), candidates.end(), [&](uint32_t a, uint32_t b) { return rank(a) < rank(b); });
+    // nearest a root first (unreached sources last), then by edge id: one
+    // key per edge (a type object can have a million referrers).
+    std::vector<KeyedId> keyed(candidates.size());
+    for (size_t i = 0; i < candidates.size(); ++i) {
+        const uint32_t e = candidates[i];
+        const uint64_t key = (uint64_t{e != first} << 63) | (uint64_t{!index.retains(e)} << 62) |
+                             paths.distance(index.source(e));
+        keyed[i] = {key, e};
+    }
+    sort_keyed_ids(keyed);
+    for (size_t i = 0; i < keyed.size(); ++i) candidates[i] = keyed[i].id;
 }
 
 RetainersTreeModel::Item RetainersTreeModel::makeChild(int32_t parent, uint32_t edge) const {

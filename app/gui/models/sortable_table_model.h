@@ -1,6 +1,6 @@
 // The base of the app's table models: rows are a permutation of ids (node
 // ids, group indexes, suspect rows) kept in one vector, and sorting replaces
-// that vector. This class does the part every model must get right the same
+// that vector (id_sort.h sorts millions of them). This class does the part every model must get right the same
 // way: the layout signals and moving the persistent indexes (the views'
 // selection and current item) to the rows their ids moved to.
 #pragma once
@@ -9,6 +9,8 @@
 #include <vector>
 
 #include <QAbstractTableModel>
+
+#include "models/id_sort.h"
 
 namespace refscope::app {
 
@@ -42,32 +44,5 @@ private:
     int sort_column_ = -1;
     Qt::SortOrder sort_order_ = Qt::AscendingOrder;
 };
-
-// One row of a sort: its key and its id.
-struct KeyedId {
-    uint64_t key;
-    uint32_t id;
-};
-
-// Sorts by key ascending, ties by id ascending. Large inputs use a stable
-// least-significant-digit radix sort over only the key bits that differ
-// (16-bit digits), after putting the ids in increasing order: a million rows
-// take a few passes over flat memory instead of 20 million comparisons.
-void sort_keyed_ids(std::vector<KeyedId>& items);
-
-// Sorts `ids` by `key_of(id)` (a uint64_t; ascending or descending), ties by
-// id ascending either way, so every sort is deterministic. Keys are computed
-// once per id, not per comparison.
-template <typename KeyOf>
-void sort_ids_by_key(std::vector<uint32_t>& ids, Qt::SortOrder order, KeyOf&& key_of) {
-    std::vector<KeyedId> keyed(ids.size());
-    const bool descending = order == Qt::DescendingOrder;
-    for (size_t i = 0; i < ids.size(); ++i) {
-        const uint64_t key = static_cast<uint64_t>(key_of(ids[i]));
-        keyed[i] = {descending ? ~key : key, ids[i]};
-    }
-    sort_keyed_ids(keyed);
-    for (size_t i = 0; i < ids.size(); ++i) ids[i] = keyed[i].id;
-}
 
 }  // namespace refscope::app
