@@ -82,6 +82,7 @@ private slots:
     void initTestCase() { heap_ = graphtest::make_test_heap(); }
 
     void jobLaysOutTheRequestedSubgraph();
+    void layoutNeverRunsOnTheGuiThread();
     void sceneDrawsExactlyTheSubgraphAtTheLayoutPositions();
     void rolesAndEdgesHaveDistinctStyles();
     void darkPaletteRestylesEverything();
@@ -134,6 +135,24 @@ void GraphSceneTest::jobLaysOutTheRequestedSubgraph() {
         QVERIFY(p.x >= 0 && p.x <= g->layout.width && p.y >= 0 && p.y <= g->layout.height);
     }
     QCOMPARE(graphviz::graphviz_live_objects(), 0);
+}
+
+void GraphSceneTest::layoutNeverRunsOnTheGuiThread() {
+    GraphLayoutJob job;
+    QSignalSpy finished(&job, &GraphLayoutJob::finished);
+    {
+        // With the Graphviz lock held here, a layout on this thread would
+        // deadlock; the request returns at once and the event loop turns
+        // while the worker waits for the lock.
+        const std::lock_guard lock(graphviz::graphviz_mutex());
+        job.request(request_for(heap_, {heap_.target}));
+        QVERIFY(job.busy());
+        QTest::qWait(150);
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(job.busy());
+    }
+    QVERIFY(QTest::qWaitFor([&] { return !finished.isEmpty(); }, 20000));
+    QVERIFY(!job.busy());
 }
 
 void GraphSceneTest::sceneDrawsExactlyTheSubgraphAtTheLayoutPositions() {
