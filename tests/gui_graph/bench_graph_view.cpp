@@ -86,9 +86,10 @@ int main(int argc, char** argv) {
     std::printf("subgraph: %zu nodes (%zu groups), %zu edges, %zu clusters\n",
                 graph->subgraph.nodes.size(), groups, graph->subgraph.edges.size(),
                 graph->subgraph.clusters.size());
-    std::printf("extract + layout (GraphLayoutJob::build), best of 3: %.0f ms "
-                "(extract %.1f ms, layout %.0f ms)\n",
-                build_ms, graph->extractSeconds * 1000, graph->layoutSeconds * 1000);
+    std::printf(
+        "extract + layout (GraphLayoutJob::build), best of 3: %.0f ms "
+        "(extract %.1f ms, layout %.0f ms)\n",
+        build_ms, graph->extractSeconds * 1000, graph->layoutSeconds * 1000);
 
     // The same through the job: worker thread, result queued to this thread.
     {
@@ -117,11 +118,11 @@ int main(int argc, char** argv) {
     const QString png = dir.filePath("graph.png");
     QString error;
     bool ok = true;
-    const double png_ms = best_of(3, [&] {
-        ok = ok && export_graph(*graph, png, graphviz::OutputFormat::Png, &error);
-    });
+    const double png_ms = best_of(
+        3, [&] { ok = ok && export_graph(*graph, png, graphviz::OutputFormat::Png, &error); });
     const double svg_ms = best_of(1, [&] {
-        ok = ok && export_graph(*graph, dir.filePath("graph.svg"), graphviz::OutputFormat::Svg, &error);
+        ok = ok &&
+             export_graph(*graph, dir.filePath("graph.svg"), graphviz::OutputFormat::Svg, &error);
     });
     if (!ok) {
         std::printf("export failed: %s\n", qPrintable(error));
@@ -132,7 +133,8 @@ int main(int argc, char** argv) {
     std::printf("export SVG: %.0f ms\n", svg_ms);
     const double total = build_ms + scene_ms + png_ms;
     std::printf("extract + layout + scene + PNG export: %.0f ms %s\n", total,
-                build_ms + png_ms <= 1000 ? "(target: laid out and rendered to PNG <= 1000 ms: ok)"
-                                          : "(target: laid out and rendered to PNG <= 1000 ms: MISSED)");
+                build_ms + png_ms <= 1000
+                    ? "(target: laid out and rendered to PNG <= 1000 ms: ok)"
+                    : "(target: laid out and rendered to PNG <= 1000 ms: MISSED)");
     return 0;
 }

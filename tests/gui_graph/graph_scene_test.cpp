@@ -2,16 +2,17 @@
 // out what was asked and only the newest request; the scene draws exactly the
 // subgraph at the layout's positions with the styles of the export; clicks,
 // double-clicks, zoom and fit behave.
+#include "graph/graph_scene.h"
+
 #include <QApplication>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
-#include <QScrollBar>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
 
 #include "graph/graph_layout_job.h"
-#include "graph/graph_scene.h"
 #include "graph/graph_view.h"
 #include "graph_test_heap.h"
 #include "test_support.h"
@@ -68,7 +69,9 @@ GraphEdgeItem* edge_between(GraphScene& scene, uint32_t from, uint32_t to) {
     return nullptr;
 }
 
-bool near(QPointF a, QPointF b) { return std::abs(a.x() - b.x()) < 1e-6 && std::abs(a.y() - b.y()) < 1e-6; }
+bool near(QPointF a, QPointF b) {
+    return std::abs(a.x() - b.x()) < 1e-6 && std::abs(a.y() - b.y()) < 1e-6;
+}
 
 }  // namespace
 
@@ -79,6 +82,7 @@ private slots:
     void initTestCase() { heap_ = graphtest::make_test_heap(); }
 
     void jobLaysOutTheRequestedSubgraph();
+    void layoutNeverRunsOnTheGuiThread();
     void sceneDrawsExactlyTheSubgraphAtTheLayoutPositions();
     void rolesAndEdgesHaveDistinctStyles();
     void darkPaletteRestylesEverything();
@@ -133,6 +137,24 @@ void GraphSceneTest::jobLaysOutTheRequestedSubgraph() {
     QCOMPARE(graphviz::graphviz_live_objects(), 0);
 }
 
+void GraphSceneTest::layoutNeverRunsOnTheGuiThread() {
+    GraphLayoutJob job;
+    QSignalSpy finished(&job, &GraphLayoutJob::finished);
+    {
+        // With the Graphviz lock held here, a layout on this thread would
+        // deadlock; the request returns at once and the event loop turns
+        // while the worker waits for the lock.
+        const std::lock_guard lock(graphviz::graphviz_mutex());
+        job.request(request_for(heap_, {heap_.target}));
+        QVERIFY(job.busy());
+        QTest::qWait(150);
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(job.busy());
+    }
+    QVERIFY(QTest::qWaitFor([&] { return !finished.isEmpty(); }, 20000));
+    QVERIFY(!job.busy());
+}
+
 void GraphSceneTest::sceneDrawsExactlyTheSubgraphAtTheLayoutPositions() {
     GraphLayoutJob job;
     const GraphDataPtr g = lay_out(job, request_for(heap_, {heap_.target}));
@@ -165,8 +187,10 @@ void GraphSceneTest::sceneDrawsExactlyTheSubgraphAtTheLayoutPositions() {
         QVERIFY(p.points.size() >= 4);
         // The spline runs through Graphviz's end points, and the arrow tip is
         // where Graphviz put it.
-        QVERIFY(near(item->path().pointAtPercent(0), QPointF(p.points.front().x, p.points.front().y)));
-        QVERIFY(near(item->path().currentPosition(), QPointF(p.points.back().x, p.points.back().y)));
+        QVERIFY(
+            near(item->path().pointAtPercent(0), QPointF(p.points.front().x, p.points.front().y)));
+        QVERIFY(
+            near(item->path().currentPosition(), QPointF(p.points.back().x, p.points.back().y)));
         if (p.arrow_head) {
             QVERIFY(item->arrowHead().contains(QPointF(p.arrow_head->x, p.arrow_head->y)));
         }
@@ -384,8 +408,8 @@ void GraphSceneTest::badRequestsFailWithAClearMessage() {
 void GraphSceneTest::destroyingABusyJobJoinsCleanly() {
     // A heap big enough that the worker is inside extraction or Graphviz when
     // the job is destroyed.
-    const AnalysisPtr big = analysis::SnapshotAnalysis::analyse(
-        refscope::testing::make_synthetic_heap(20'000, 3));
+    const AnalysisPtr big =
+        analysis::SnapshotAnalysis::analyse(refscope::testing::make_synthetic_heap(20'000, 3));
     for (int round = 0; round < 4; ++round) {
         auto job = std::make_unique<GraphLayoutJob>();
         QSignalSpy finished(job.get(), &GraphLayoutJob::finished);
@@ -574,9 +598,8 @@ void GraphSceneTest::renderToImageDrawsAtTheDevicePixelRatio() {
     QVERIFY2(drawn > 500, qPrintable(QString::number(drawn)));
     const GraphNodeItem* target = scene.nodeItemFor(heap_.target);
     // Inside the box, beside the centred text and inside the border.
-    const QPointF corner = target->pos() +
-                           QPointF(target->nodeRect().left() + 3.5, 0) -
-                           scene.sceneRect().topLeft();
+    const QPointF corner =
+        target->pos() + QPointF(target->nodeRect().left() + 3.5, 0) - scene.sceneRect().topLeft();
     QCOMPARE(QColor(one.pixel(corner.toPoint())), scene.colours().targetFill);
 }
 

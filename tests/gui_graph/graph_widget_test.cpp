@@ -2,6 +2,8 @@
 // and groups, the toolbar's options, the status line, and export to every
 // format (files checked with the readers a user would use), including an
 // export that cannot be written.
+#include "graph/graph_widget.h"
+
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -10,14 +12,13 @@
 #include <QSpinBox>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
-#include <QToolBar>
 #include <QTest>
+#include <QToolBar>
 #include <QXmlStreamReader>
 
 #include "graph/graph_layout_job.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_view.h"
-#include "graph/graph_widget.h"
 #include "graph_test_heap.h"
 #include "test_support.h"
 
@@ -96,7 +97,8 @@ void GraphWidgetTest::emptyStatesSayWhatToDo() {
     QVERIFY(!widget.view()->isVisible());
     QVERIFY(!widget.currentGraph());
     QString error;
-    QVERIFY(!widget.exportTo(QDir::temp().filePath("never.png"), graphviz::OutputFormat::Png, &error));
+    QVERIFY(
+        !widget.exportTo(QDir::temp().filePath("never.png"), graphviz::OutputFormat::Png, &error));
     QVERIFY(error.contains("Nothing to export"));
     QVERIFY(!QFile::exists(QDir::temp().filePath("never.png")));
 }
@@ -281,8 +283,8 @@ void GraphWidgetTest::statusShowsNotesAndTheNodeCap() {
              qPrintable(widget.statusText()));
 
     // A busy heap with a small cap: the omitted neighbours are counted.
-    const AnalysisPtr big = analysis::SnapshotAnalysis::analyse(
-        refscope::testing::make_synthetic_heap(5'000, 5));
+    const AnalysisPtr big =
+        analysis::SnapshotAnalysis::analyse(refscope::testing::make_synthetic_heap(5'000, 5));
     widget.setAnalysis(big);
     widget.setMaxNodes(GraphWidget::kMinNodes);
     widget.setHops(3);

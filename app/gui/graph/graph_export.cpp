@@ -45,25 +45,30 @@ bool export_graph(const GraphData& graph, const QString& path, graphviz::OutputF
                                  std::filesystem::path(QFile::encodeName(path).toStdString()),
                                  graph_export_options(graph));
     } catch (const std::exception& e) {
-        return fail(QObject::tr("Cannot export the graph: %1").arg(QString::fromStdString(e.what())));
+        return fail(
+            QObject::tr("Cannot export the graph: %1").arg(QString::fromStdString(e.what())));
     }
     return true;
 }
 
 QString graph_export_filter(graphviz::OutputFormat format) {
     switch (format) {
-        case graphviz::OutputFormat::Png: return QObject::tr("PNG image (*.png)");
-        case graphviz::OutputFormat::Svg: return QObject::tr("SVG drawing (*.svg)");
-        case graphviz::OutputFormat::Pdf: return QObject::tr("PDF document (*.pdf)");
-        case graphviz::OutputFormat::Dot: return QObject::tr("Graphviz DOT (*.dot *.gv)");
+        case graphviz::OutputFormat::Png:
+            return QObject::tr("PNG image (*.png)");
+        case graphviz::OutputFormat::Svg:
+            return QObject::tr("SVG drawing (*.svg)");
+        case graphviz::OutputFormat::Pdf:
+            return QObject::tr("PDF document (*.pdf)");
+        case graphviz::OutputFormat::Dot:
+            return QObject::tr("Graphviz DOT (*.dot *.gv)");
     }
     return {};
 }
 
 QString graph_export_extension(graphviz::OutputFormat format) {
-    return QStringLiteral(".") + QString::fromLatin1(graphviz::output_format_name(format).data(),
-                                                     static_cast<qsizetype>(
-                                                         graphviz::output_format_name(format).size()));
+    return QStringLiteral(".") +
+           QString::fromLatin1(graphviz::output_format_name(format).data(),
+                               static_cast<qsizetype>(graphviz::output_format_name(format).size()));
 }
 
 GraphExportJob::GraphExportJob(QObject* parent) : QObject(parent) {}
@@ -74,8 +79,7 @@ GraphExportJob::~GraphExportJob() {
     // ~QObject discards it.
 }
 
-bool GraphExportJob::start(GraphDataPtr graph, const QString& path,
-                           graphviz::OutputFormat format) {
+bool GraphExportJob::start(GraphDataPtr graph, const QString& path, graphviz::OutputFormat format) {
     if (busy_ || !graph) return false;
     if (worker_.joinable()) worker_.join();  // the previous export, already done
     busy_ = true;

@@ -115,8 +115,7 @@ constexpr qreal kHighlightMargin = 5.0;
 // ---------------------------------------------------------------- nodes
 
 GraphNodeItem::GraphNodeItem(uint32_t subgraphIndex, const analysis::SubgraphNode& node,
-                             const graphviz::NodePlacement& placement,
-                             const GraphColours& colours)
+                             const graphviz::NodePlacement& placement, const GraphColours& colours)
     : subgraphIndex_(subgraphIndex),
       snapshotNode_(node.node),
       flags_(node),
@@ -161,9 +160,14 @@ void GraphNodeItem::restyle(const GraphColours& colours) {
     lineColours_.clear();
     for (int i = 0; i < lines_.size(); ++i) {
         switch (line_kind(static_cast<size_t>(i), lines_[i].toStdString())) {
-            case LineKind::Invisible: lineColours_.push_back(colours.invisibleLine); break;
-            case LineKind::Root: lineColours_.push_back(colours.rootLine); break;
-            default: lineColours_.push_back(colours.text);
+            case LineKind::Invisible:
+                lineColours_.push_back(colours.invisibleLine);
+                break;
+            case LineKind::Root:
+                lineColours_.push_back(colours.rootLine);
+                break;
+            default:
+                lineColours_.push_back(colours.text);
         }
     }
     update();
@@ -284,8 +288,7 @@ void GraphNodeItem::setGroupAnchor(uint32_t anchorSnapshotNode) {
 // ---------------------------------------------------------------- edges
 
 GraphEdgeItem::GraphEdgeItem(uint32_t subgraphIndex, const analysis::SubgraphEdge& edge,
-                             const graphviz::EdgePlacement& placement,
-                             const GraphColours& colours)
+                             const graphviz::EdgePlacement& placement, const GraphColours& colours)
     : subgraphIndex_(subgraphIndex),
       flags_(edge),
       label_(QString::fromStdString(edge.label)),

@@ -59,8 +59,7 @@ public:
 
     QRectF boundingRect() const override;
     QPainterPath shape() const override;
-    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
-               QWidget* widget) override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
 protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
@@ -82,7 +81,7 @@ private:
     QPainterPath outline_;
     QPainterPath innerOutline_;  // the second periphery, when there is one
     QStringList lines_;
-    QStringList shownLines_;     // elided to the box
+    QStringList shownLines_;  // elided to the box
     std::vector<QColor> lineColours_;
     QFont titleFont_;
     QFont textFont_;
@@ -109,8 +108,7 @@ public:
 
     QRectF boundingRect() const override;
     QPainterPath shape() const override;
-    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
-               QWidget* widget) override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
 private:
     uint32_t subgraphIndex_;
@@ -139,8 +137,7 @@ public:
     void restyle(const GraphColours& colours);
 
     QRectF boundingRect() const override;
-    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
-               QWidget* widget) override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
 private:
     uint32_t clusterIndex_;

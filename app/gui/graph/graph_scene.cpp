@@ -45,8 +45,8 @@ void GraphScene::setGraph(GraphDataPtr graph) {
         clusters_.push_back(item);
     }
     for (size_t e = 0; e < std::min(sub.edges.size(), layout.edges.size()); ++e) {
-        auto* item = new GraphEdgeItem(static_cast<uint32_t>(e), sub.edges[e], layout.edges[e],
-                                       colours_);
+        auto* item =
+            new GraphEdgeItem(static_cast<uint32_t>(e), sub.edges[e], layout.edges[e], colours_);
         addItem(item);
         edges_.push_back(item);
     }

@@ -16,7 +16,7 @@ namespace refscope::app {
 struct GraphColours {
     bool dark = false;
     QColor background;
-    QColor text;         // node text on a plain fill
+    QColor text;  // node text on a plain fill
     QColor plainFill, plainBorder;
     QColor groupFill;
     QColor pathFill;
@@ -24,7 +24,7 @@ struct GraphColours {
     QColor suspectFill, suspectBorder;
     QColor holderBorder;
     QColor targetFill, targetBorder;
-    QColor rootLine;     // "root: …" lines in a node
+    QColor rootLine;       // "root: …" lines in a node
     QColor invisibleLine;  // "N references the GC cannot see"
     QColor clusterFill, clusterBorder, clusterText;
     QColor edge, pathEdge, borrowedEdge, weakEdge, invisibleEdge;
@@ -43,9 +43,9 @@ struct NodeStyle {
     NodeShape shape = NodeShape::RoundedBox;
     QColor fill;
     QColor border;
-    double borderWidth = 1.0;  // points
-    bool bold = false;         // roots: a heavier outline
-    bool doubleBorder = false; // holders (Graphviz's peripheries=2)
+    double borderWidth = 1.0;   // points
+    bool bold = false;          // roots: a heavier outline
+    bool doubleBorder = false;  // holders (Graphviz's peripheries=2)
 };
 
 NodeStyle node_style(const analysis::SubgraphNode& node, const GraphColours& colours);

@@ -323,8 +323,8 @@ bool GraphWidget::startExport(const QString& path, graphviz::OutputFormat format
 void GraphWidget::exportInteractively(graphviz::OutputFormat format) {
     if (!current_ || current_->subgraph.nodes.empty()) return;
     const QString extension = graph_export_extension(format);
-    const QString suggested = QDir(lastExportFolder_).filePath(QStringLiteral("refscope-graph") +
-                                                               extension);
+    const QString suggested =
+        QDir(lastExportFolder_).filePath(QStringLiteral("refscope-graph") + extension);
     QString path = QFileDialog::getSaveFileName(this, tr("Export graph"), suggested,
                                                 graph_export_filter(format));
     if (path.isEmpty()) return;
@@ -387,16 +387,19 @@ void GraphWidget::updateStatus() {
         for (const analysis::SubgraphNode& n : g.nodes) groups += n.is_group();
         QString summary = counted(g.nodes.size() - groups, tr("object"), tr("objects"));
         if (groups > 0) summary += tr(" and ") + counted(groups, tr("group"), tr("groups"));
-        summary += QStringLiteral(", ") + counted(g.edges.size(), tr("reference"), tr("references"));
+        summary +=
+            QStringLiteral(", ") + counted(g.edges.size(), tr("reference"), tr("references"));
         if (g.path_count > 0) {
             summary += QStringLiteral(", ") +
                        counted(g.path_count, tr("retention path"), tr("retention paths"));
         }
         if (!g.clusters.empty()) {
-            summary += QStringLiteral(", ") + counted(g.clusters.size(), tr("cluster"), tr("clusters"));
+            summary +=
+                QStringLiteral(", ") + counted(g.clusters.size(), tr("cluster"), tr("clusters"));
         }
-        summary += tr(" · laid out in %1 ms")
-                       .arg(static_cast<int>((current_->extractSeconds + current_->layoutSeconds) * 1000));
+        summary +=
+            tr(" · laid out in %1 ms")
+                .arg(static_cast<int>((current_->extractSeconds + current_->layoutSeconds) * 1000));
         lines << summary;
         for (const std::string& note : g.notes) lines << QString::fromStdString(note);
         if (g.truncated) {
