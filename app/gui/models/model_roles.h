@@ -12,6 +12,9 @@ enum ModelRole : int {
     NodeIdRole = Qt::UserRole + 1,
     // The raw value a column sorts by (number or string), for proxies and tests.
     SortKeyRole,
+    // true on the "… N more" item of a tree whose children are shown in
+    // batches; the window calls the model's showMore() on it.
+    MoreRowsRole,
 };
 
 }  // namespace refscope::app

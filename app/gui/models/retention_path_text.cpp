@@ -1,0 +1,125 @@
+#include "models/retention_path_text.h"
+
+#include "models/cell_text.h"
+#include "refscope/analysis/edge_labels.h"
+
+namespace refscope::app {
+
+using namespace refscope::analysis;
+
+namespace {
+
+constexpr char16_t kArrow[] = u" \u2192 ";
+
+PathHop hop_along(const Snapshot& s, uint32_t edge, uint32_t node) {
+    PathHop hop;
+    hop.node = node;
+    hop.edge = edge;
+    hop.object = QString::fromStdString(describe_node(s, node));
+    if (edge != kNoEdge) {
+        hop.edgeLabel = QString::fromStdString(describe_edge(s, edge));
+        const uint8_t flags = s.edge_flags[edge];
+        hop.gcInvisible = (flags & format::kEdgeOwned) && !(flags & format::kEdgeGcVisible);
+        hop.weak = s.edge_kind[edge] == static_cast<uint8_t>(format::EdgeKind::Weak);
+    }
+    return hop;
+}
+
+QString root_class_text(const Snapshot& s, const RootRef& root) {
+    QString text = to_qstring(root_class_name(root_class_of(root.kind)));
+    const std::string_view thread = root_thread_name(s, root);
+    if (!thread.empty()) text += QStringLiteral(" (thread %1)").arg(to_qstring(thread));
+    return text;
+}
+
+// root → … chain text starting with `start`.
+QString chain_text(QString start, const std::vector<PathHop>& hops) {
+    const QString arrow = QString::fromUtf16(kArrow);
+    for (size_t i = 1; i < hops.size(); ++i) start += arrow + hops[i].edgeLabel + arrow + hops[i].object;
+    return start;
+}
+
+QString node_link(const PathHop& hop) {
+    return QStringLiteral("<a href=\"refscope:node/%1\">%2</a>").arg(hop.node).arg(hop.object.toHtmlEscaped());
+}
+
+QString edge_html(const PathHop& hop) {
+    QString text = QStringLiteral("<code>%1</code>").arg(hop.edgeLabel.toHtmlEscaped());
+    if (hop.gcInvisible) {
+        text = QStringLiteral("<span style=\"color:#b01e1e\">%1 <i>(GC-invisible)</i></span>").arg(text);
+    } else if (hop.weak) {
+        text += QStringLiteral(" <i>(weak)</i>");
+    }
+    return text;
+}
+
+}  // namespace
+
+PathDescription describe_path(const SnapshotAnalysis& analysis, uint32_t node) {
+    PathDescription path;
+    const Snapshot& s = analysis.snapshot();
+    if (node >= s.node_count()) return path;
+    path.target = node;
+    path.targetText = QString::fromStdString(describe_node_at(s, node));
+    const RetentionPaths& paths = analysis.paths();
+    if (const auto found = paths.path_to(node)) {
+        path.hasPath = true;
+        const RootRef& root = s.roots[found->root_record];
+        path.rootLabel = QString::fromStdString(describe_root(s, root));
+        path.rootClass = root_class_text(s, root);
+        path.hops.push_back(hop_along(s, kNoEdge, found->root_node));
+        for (uint32_t e : found->edges) path.hops.push_back(hop_along(s, e, s.edge_target[e]));
+        return path;
+    }
+    const NoPathExplanation why = paths.explain_unreachable(node);
+    path.explanation = QString::fromStdString(why.text);
+    if (const Cycles* cycles = analysis.cycles(); cycles && cycles->cycle_of(node) != kNoCycle) {
+        const uint32_t cycle = cycles->cycle_of(node);
+        path.explanation += QStringLiteral(". It is in cycle #%1 (%2 objects, %3): %4")
+                                .arg(cycle)
+                                .arg(count_text(cycles->info(cycle).members), bytes_text(cycles->info(cycle).bytes),
+                                     QString::fromStdString(cycles->explain(cycle)));
+    }
+    if (why.holder != kNoNode) {
+        path.hops.push_back(hop_along(s, kNoEdge, why.holder));
+        for (uint32_t e : why.holder_edges) path.hops.push_back(hop_along(s, e, s.edge_target[e]));
+    }
+    return path;
+}
+
+QString path_as_text(const PathDescription& path) {
+    if (path.target == kNoNode) return {};
+    if (path.hasPath) {
+        return chain_text(path.rootLabel + QString::fromUtf16(kArrow) + path.hops.front().object, path.hops);
+    }
+    QString text = path.targetText + QStringLiteral(": ") + path.explanation;
+    if (!path.hops.empty()) {
+        // A blank line between, as `refscope-cli path` prints it.
+        text += QStringLiteral("\n\nheld through: ") + chain_text(path.hops.front().object, path.hops);
+    }
+    return text;
+}
+
+QString path_as_html(const PathDescription& path) {
+    if (path.target == kNoNode) return {};
+    const QString arrow = QStringLiteral(" &rarr; ");
+    const auto chain = [&](QString start) {
+        for (size_t i = 1; i < path.hops.size(); ++i) {
+            start += arrow + edge_html(path.hops[i]) + arrow + node_link(path.hops[i]);
+        }
+        return start;
+    };
+    if (path.hasPath) {
+        return chain(QStringLiteral("<b>%1</b> <span style=\"color:gray\">(%2 root)</span>")
+                         .arg(path.rootLabel.toHtmlEscaped(), path.rootClass.toHtmlEscaped()) +
+                     arrow + node_link(path.hops.front()));
+    }
+    PathHop target;
+    target.node = path.target;
+    target.object = path.targetText;
+    QString html = QStringLiteral("%1: <b>%2</b>").arg(node_link(target), path.explanation.toHtmlEscaped());
+    if (!path.hops.empty()) html += QStringLiteral("<br>held through: ") + chain(node_link(path.hops.front()));
+    return html;
+}
+
+}  // namespace refscope::app
