@@ -142,7 +142,8 @@ TEST(GraphRender, DotHasNodesLabelsAndStyles) {
     EXPECT_TRUE(contains(dot, "<B>app.Leaky</B>"));
     // The preview's markup characters are escaped, not parsed.
     EXPECT_TRUE(contains(dot, "&lt;b&gt;&amp;&quot;x&quot;")) << dot;
-    EXPECT_TRUE(contains(dot, "doubleoctagon"));        // the root
+    EXPECT_TRUE(contains(dot, "doubleoctagon"));        // the root, with both outlines
+    EXPECT_TRUE(contains(dot, "peripheries=2"));
     EXPECT_TRUE(contains(dot, "fillcolor=\"#f6b4b4\""));  // the target
     EXPECT_TRUE(contains(dot, "GC cannot see"));
     EXPECT_TRUE(contains(dot, "style=dashed"));         // the GC-invisible edge

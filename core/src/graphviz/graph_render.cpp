@@ -175,6 +175,9 @@ void style_node(Agraph_t* g, Agnode_t* gn, const SubgraphNode& n, const Attribut
     if (n.on_path) set_attribute(gn, a.node_fill, "#dde8f7");
     if (n.is_root) {
         set_attribute(gn, a.node_shape, "doubleoctagon");
+        // The graph-wide default of one outline would otherwise override the
+        // shape's own second outline.
+        set_attribute(gn, a.node_peripheries, "2");
         set_attribute(gn, a.node_style, "filled,bold");
         set_attribute(gn, a.node_fill, "#cfe0f5");
         set_attribute(gn, a.node_color, "#1a4f9c");
