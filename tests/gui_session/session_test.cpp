@@ -3,10 +3,10 @@
 // destruction while loading), SnapshotTimeline and Comparison/ComparisonJob.
 #include <sys/stat.h>
 
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <memory>
 
 #include <QElapsedTimer>
@@ -101,6 +101,7 @@ private slots:
     void queueKeepsOrderAndEndsIdleOnce();
     void progressIsMonotonicAndThrottled();
     void cancelMidQueue();
+    void refusesNamedPipes();
     void cancelWhenIdleDoesNothing();
     void destroyWhileLoading();
 
@@ -216,19 +217,26 @@ void SessionTest::progressIsMonotonicAndThrottled() {
 }
 
 void SessionTest::cancelMidQueue() {
-    // A FIFO keeps the worker inside the reader's open() until the test opens
-    // the write end: the cancel lands mid-load every time, whatever the
-    // machine's speed.
-    const QString fifo = dir_.filePath(QStringLiteral("slow.rscope"));
-    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    // A gate in front of the real pipeline holds the first load until the
+    // test has cancelled: the cancel lands mid-load every time, whatever the
+    // machine's speed. The pipeline then sees the cancel flag and stops.
+    std::mutex gate_mutex;
+    std::condition_variable gate_changed;
+    bool gate_open = false;
     const QString good = data_file("good-v1.rscope");
-
     SnapshotLoader loader;
+    loader.setLoadFunction([&](const std::string& path, const analysis::AnalysisOptions& options) {
+        if (path == big_file_.toStdString()) {
+            std::unique_lock lock(gate_mutex);
+            gate_changed.wait(lock, [&] { return gate_open; });
+        }
+        return analysis::SnapshotAnalysis::load(path, options);
+    });
     LoaderRecorder record(loader);
     QSignalSpy started(&loader, &SnapshotLoader::started);
-    loader.load({fifo, good, big_file_});
+    loader.load({big_file_, good, big_file_});
     QVERIFY(started.wait(10'000));
-    QCOMPARE(started.front().front().toString(), fifo);
+    QCOMPARE(started.front().front().toString(), big_file_);
     QCOMPARE(loader.queuedCount(), 2);
 
     loader.cancel();
@@ -237,14 +245,14 @@ void SessionTest::cancelMidQueue() {
     QCOMPARE(loader.queuedCount(), 0);
     QVERIFY(loader.isBusy());
 
-    // Release the reader: it fails ("not a regular file"), but the user
-    // cancelled, so that is what is reported.
-    const int fd = ::open(fifo.toLocal8Bit().constData(), O_WRONLY);
-    QVERIFY(fd >= 0);
-    ::close(fd);
+    {
+        std::lock_guard lock(gate_mutex);
+        gate_open = true;
+    }
+    gate_changed.notify_all();
     QVERIFY(record.waitIdle());
     QCOMPARE(record.ends(),
-             (QStringList{"cancelled:" + good, "cancelled:" + big_file_, "cancelled:" + fifo, "idle"}));
+             (QStringList{"cancelled:" + good, "cancelled:" + big_file_, "cancelled:" + big_file_, "idle"}));
     QVERIFY(record.analyses.empty());
     QVERIFY(!loader.isBusy());
 
@@ -253,6 +261,18 @@ void SessionTest::cancelMidQueue() {
     record.events.clear();
     QVERIFY(record.waitIdle());
     QCOMPARE(record.ends(), (QStringList{"loaded:" + good, "idle"}));
+}
+
+void SessionTest::refusesNamedPipes() {
+    // open() on a FIFO waits for a writer: the loader must not.
+    const QString fifo = dir_.filePath(QStringLiteral("pipe.rscope"));
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    SnapshotLoader loader;
+    LoaderRecorder record(loader);
+    loader.load({fifo});
+    QVERIFY(record.waitIdle(10'000));
+    QCOMPARE(record.ends(), (QStringList{"failed:" + fifo, "idle"}));
+    QVERIFY2(record.messages.front().contains(QLatin1String("not a regular file")), qPrintable(record.messages.front()));
 }
 
 void SessionTest::cancelWhenIdleDoesNothing() {

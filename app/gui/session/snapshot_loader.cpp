@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <exception>
+#include <filesystem>
+#include <system_error>
 #include <new>
 #include <utility>
 
@@ -34,6 +36,11 @@ void SnapshotLoader::setOptions(const analysis::AnalysisOptions& options) {
     // The loader owns these two hooks.
     options_.progress = nullptr;
     options_.cancel = nullptr;
+}
+
+void SnapshotLoader::setLoadFunction(LoadFunction load) {
+    std::lock_guard lock(mutex_);
+    load_function_ = std::move(load);
 }
 
 void SnapshotLoader::load(const QStringList& paths) {
@@ -89,10 +96,15 @@ void SnapshotLoader::runWorker() {
 
 void SnapshotLoader::runJob(const Job& job) {
     analysis::AnalysisOptions options;
+    LoadFunction load_function;
     {
         std::lock_guard lock(mutex_);
         options = options_;
+        load_function = load_function_;
     }
+    if (!load_function) load_function = [](const std::string& path, const analysis::AnalysisOptions& o) {
+        return analysis::SnapshotAnalysis::load(path, o);
+    };
     int last_percent = -1;
     options.cancel = job.cancel.get();
     options.progress = [&](analysis::AnalysisStage stage, double fraction) {
@@ -112,7 +124,15 @@ void SnapshotLoader::runJob(const Job& job) {
     QString error;
     bool was_cancelled = false;
     try {
-        result = analysis::SnapshotAnalysis::load(job.path.toStdString(), options);
+        const std::string path = job.path.toStdString();
+        std::error_code ignored;
+        const auto type = std::filesystem::status(path, ignored).type();
+        if (type == std::filesystem::file_type::fifo || type == std::filesystem::file_type::socket) {
+            // Refused before open(), which would wait for a writer forever.
+            throw format::ReadError(format::ReadErrorCode::Io,
+                                    "cannot read " + path + ": not a regular file (a named pipe or socket)");
+        }
+        result = load_function(path, options);
     } catch (const analysis::AnalysisCancelled&) {
         was_cancelled = true;
     } catch (const format::ReadError& e) {

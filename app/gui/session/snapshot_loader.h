@@ -16,6 +16,10 @@
 // outlives the loader. The worker runs at a lower priority than the GUI
 // thread (background_priority.h), and so do the threads the pipeline starts.
 //
+// Paths that are not regular files are refused before they are opened: a
+// named pipe would block the reader's open() (and the loader with it) until
+// someone writes to it.
+//
 // Progress is throttled to one signal per `kProgressInterval` (about 20 per
 // second) per loader, and the percentage of one file never goes down.
 #pragma once
@@ -24,6 +28,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -63,6 +68,13 @@ public:
     // cancel() was called is reported as cancelled, never as loaded or failed.
     void cancel();
 
+    // What reads and analyses one file on the worker thread: by default
+    // analysis::SnapshotAnalysis::load. Tests put a gate in front of it to
+    // hold a load at a known point. Applies to loads that start after the call.
+    using LoadFunction = std::function<std::unique_ptr<analysis::SnapshotAnalysis>(
+        const std::string& path, const analysis::AnalysisOptions& options)>;
+    void setLoadFunction(LoadFunction load);
+
     // True from load() until the `idle` signal.
     bool isBusy() const;
     // Files queued and not yet started (the running one not counted).
@@ -96,6 +108,7 @@ private:
     void deliverEnd();
 
     analysis::AnalysisOptions options_;  // guarded by mutex_
+    LoadFunction load_function_;         // guarded by mutex_
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;
