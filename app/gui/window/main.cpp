@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
         window.whenSettled([&] {
             if (options->printPath) {
                 const QString path = window.selectedPathText();
-                std::printf("%s\n", qPrintable(path));
+                if (!path.isEmpty()) std::printf("%s\n", qPrintable(path));
             }
             if (!options->exportGraph.isEmpty()) {
                 const QString file = QFileInfo(options->exportGraph).absoluteFilePath();
