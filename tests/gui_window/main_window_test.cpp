@@ -20,6 +20,7 @@
 #include <QImage>
 #include <QCommandLineParser>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QTableView>
 #include <QTreeView>
@@ -408,13 +409,21 @@ void MainWindowTest::copyPathAsText() {
     window.show();
     QVERIFY(open_scenario(window));
     QVERIFY(window.selectTopSuspect());
+    // Ctrl+C in the suspects table copies the selected object's path.
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTableView* suspects = window.workspace()->suspectsPanel()->view();
+    suspects->setFocus();
     QApplication::clipboard()->clear();
-    // Ctrl+C with the focus outside text fields copies the path.
-    window.workspace()->pathPanel()->setFocus();
+    QTest::keyClick(suspects, Qt::Key_C, Qt::ControlModifier);
+    QCOMPARE(QApplication::clipboard()->text(), window.selectedPathText());
+    // So does the button under the path.
+    QApplication::clipboard()->clear();
     auto* copy = testing::find<QPushButton>(window, "copyPath");
     QVERIFY(copy && copy->isEnabled());
     copy->click();
     QCOMPARE(QApplication::clipboard()->text(), window.selectedPathText());
+    QVERIFY(!window.selectedPathText().isEmpty());
 }
 
 void MainWindowTest::filterSelectsAndReportsErrorsInPlace() {
@@ -656,20 +665,27 @@ void MainWindowTest::panelShortcuts() {
 }
 
 void MainWindowTest::settingsKeepLayout() {
-    QByteArray geometry;
+    QList<int> sizes;
     {
         MainWindow window;
         window.resize(1111, 777);
         window.show();
         QVERIFY(open_scenario(window));
         window.workspace()->showPanel(Workspace::Panel::Summary);
+        auto* splitter = testing::find<QSplitter>(window, "mainSplitter");
+        // Both above the panes' minimum widths (which depend on what they show).
+        splitter->setSizes({620, 487});
+        sizes = splitter->sizes();
         window.close();  // saves
     }
     MainWindow again;
     again.show();
+    QVERIFY(open_scenario(again));
     QCOMPARE(again.size(), QSize(1111, 777));
     auto* groups = testing::find<QTabWidget>(again, "groupTabs");
     QCOMPARE(groups->currentWidget()->objectName(), QStringLiteral("summaryPanel"));
+    const QList<int> restored = testing::find<QSplitter>(again, "mainSplitter")->sizes();
+    QCOMPARE(restored, sizes);
 }
 
 void MainWindowTest::commandLine() {

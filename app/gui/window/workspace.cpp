@@ -2,6 +2,8 @@
 
 #include <QDataStream>
 #include <QIODevice>
+#include <QTimer>
+#include <utility>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -213,6 +215,7 @@ QString Workspace::panelName(Panel panel) {
 void Workspace::focusFilter() { filter_bar_->focusField(); }
 
 QByteArray Workspace::saveState() const {
+    if (!pending_state_.isEmpty()) return pending_state_;  // never shown: keep what was saved
     QByteArray state;
     QDataStream out(&state, QIODevice::WriteOnly);
     out << kStateVersion << main_splitter_->saveState() << left_splitter_->saveState()
@@ -222,6 +225,24 @@ QByteArray Workspace::saveState() const {
 }
 
 void Workspace::restoreState(const QByteArray& state) {
+    if (isVisible()) {
+        applyState(state);
+    } else {
+        pending_state_ = state;
+    }
+}
+
+void Workspace::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (pending_state_.isEmpty()) return;
+    // Once the page has its real size (the stacked layout gives it on its
+    // next pass), restore into it.
+    QTimer::singleShot(0, this, [this] {
+        if (!pending_state_.isEmpty()) applyState(std::exchange(pending_state_, {}));
+    });
+}
+
+void Workspace::applyState(const QByteArray& state) {
     QDataStream in(state);
     quint32 version = 0;
     QByteArray main_state, left_state, right_state;

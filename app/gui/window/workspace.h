@@ -81,6 +81,9 @@ public:
     void focusFilter();
 
     QByteArray saveState() const;
+    // Applied when the workspace is next shown if it is hidden now (the
+    // window starts on its empty state): a hidden splitter has no real size
+    // to restore its sections into.
     void restoreState(const QByteArray& state);
 
     FilterBar* filterBar() const { return filter_bar_; }
@@ -103,7 +106,11 @@ signals:
     // One line for the status bar (filter results, export outcomes).
     void message(const QString& text);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
+    void applyState(const QByteArray& state);
     // Where a selection came from: that view already shows it.
     enum class Origin { Elsewhere, Graph, Objects };
     void select(uint32_t node, Origin origin);
@@ -114,6 +121,7 @@ private:
     AnalysisPtr analysis_;
     ComparisonPtr comparison_;
     uint32_t selected_ = kNoNode;
+    QByteArray pending_state_;
 
     QSplitter* main_splitter_;
     QSplitter* left_splitter_;
