@@ -451,6 +451,35 @@ TEST(LeakSuspects, SurplusOnAHeapTypeFromAStdlibModuleIsNoise) {
     EXPECT_EQ(suspects.find("str")->confidence, SuspectConfidence::Low);
 }
 
+// CPython names some static types of its own with a dot (`Token.MISSING`,
+// whose one instance is a C static); no module `Token` is loaded, so its
+// surplus is the interpreter's. An extension's static type is named after
+// its module, which is loaded: its instance held from C stays a suspect.
+TEST(LeakSuspects, StaticTypesOfNoLoadedModuleAreNoiseAnExtensionsAreNot) {
+    SnapshotBuilder b;
+    constexpr uint8_t kStaticType = format::kNodeTypeObject | format::kNodeStaticType;
+    const auto static_type = [&b](const std::string& name, const std::string& module) {
+        const uint32_t t = b.node("type", 10, name, 400, kStaticType);
+        b.root(t, format::RootKind::Interpreter, "static type " + name, 0);
+        b.type(name, module);
+        b.snapshot().types[b.type(name)].type_address = SnapshotBuilder::address_of(t);
+    };
+    static_type("Token.MISSING", "Token");
+    static_type("_ext.Handle", "_ext");
+    const uint32_t modules = b.node("dict", 1, "sys.modules", 1200);
+    b.root(modules, format::RootKind::Interpreter, "sys.modules");
+    b.dict_item(modules, b.str("_ext", 1), b.node("module", 1, "_ext", 72));
+    b.node("Token.MISSING", 2, {}, 16, 0, "Token");
+    b.node("_ext.Handle", 2, {}, 48, 0, "_ext");
+    const Analysis a(b.build());
+    const LeakSuspects suspects(a.inputs());
+    ASSERT_NE(suspects.find("Token.MISSING"), nullptr);
+    EXPECT_EQ(suspects.find("Token.MISSING")->confidence, SuspectConfidence::Low);
+    ASSERT_NE(suspects.find("_ext.Handle"), nullptr);
+    EXPECT_EQ(suspects.find("_ext.Handle")->confidence, SuspectConfidence::High);
+    EXPECT_EQ(suspects.high_confidence_count(), 1u);
+}
+
 // Every class forms a cycle with its own __dict__ and descriptors, so a class
 // with one reference nobody explains makes that whole cycle "held from
 // outside". CPython's own classes held by interpreter state from C (the _ast

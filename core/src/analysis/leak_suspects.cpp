@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "refscope/analysis/edge_labels.h"
 #include "refscope/analysis/subgraph.h"
@@ -181,6 +183,28 @@ LeakSuspects::LeakSuspects(const SuspectInputs& in, const SuspectOptions& option
     std::vector<uint8_t> interpreter_type(type_count + 1, 0);
     for (uint32_t t = 0; t < type_count; ++t) {
         interpreter_type[t] = is_interpreter_module(s.strings.view(s.types[t].module)) ? 1 : 0;
+    }
+    // Static types whose "module" is no module of the process are the
+    // interpreter's internals named with a dot (CPython's `Token.MISSING`,
+    // whose one instance is a C static): an extension's static type is
+    // named after its module, which is loaded. Static types are told apart
+    // by the probe's kNodeStaticType flag on the type object's node.
+    {
+        std::unordered_set<std::string_view> loaded_modules;
+        std::unordered_map<uint64_t, uint32_t> static_type_node;
+        for (uint32_t node = 0; node < n_nodes; ++node) {
+            const uint8_t flags = s.node_flags[node];
+            if ((flags & format::kNodeTypeObject) && (flags & format::kNodeStaticType)) {
+                static_type_node.emplace(s.node_address[node], node);
+            } else if (type_name(s, node) == "module" && s.node_preview[node] != 0) {
+                loaded_modules.insert(s.strings.view(s.node_preview[node]));
+            }
+        }
+        for (uint32_t t = 0; t < type_count; ++t) {
+            if (interpreter_type[t] || !static_type_node.contains(s.types[t].type_address)) continue;
+            const std::string_view module = s.strings.view(s.types[t].module);
+            if (!loaded_modules.contains(module)) interpreter_type[t] = 1;
+        }
     }
     // A class object is judged by the module that defines it, not by its
     // metatype (which is `type` for every class): CPython's own classes
