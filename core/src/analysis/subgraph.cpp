@@ -9,6 +9,13 @@
 namespace refscope::analysis {
 namespace {
 
+// SubgraphEdge::gc_invisible for one snapshot edge (see subgraph.h).
+bool hidden_from_gc(const Snapshot& s, uint32_t edge) {
+    const uint8_t flags = s.edge_flags[edge];
+    return (flags & format::kEdgeOwned) != 0 && (flags & format::kEdgeGcVisible) == 0 &&
+           (s.node_flags[s.edge_target[edge]] & format::kNodeGcTracked) != 0;
+}
+
 using format::EdgeKind;
 
 // One bit per snapshot node: 1.25 MB for 10M nodes, so an extraction never
@@ -327,7 +334,7 @@ void Extraction::expand(uint32_t node, uint32_t distance, bool referrers) {
             }
             const bool owned = (flags & format::kEdgeOwned) != 0;
             ge.any_owned |= owned;
-            ge.gc_invisible |= owned && (flags & format::kEdgeGcVisible) == 0;
+            ge.gc_invisible |= hidden_from_gc(s_, e);
             ge.all_weak &= static_cast<EdgeKind>(kind) == EdgeKind::Weak;
         });
     }
@@ -373,7 +380,7 @@ void Extraction::add_edges_between_drawn_nodes() {
             const bool owned = (flags & format::kEdgeOwned) != 0;
             const uint8_t style = static_cast<uint8_t>(
                 (contains(path_edges_, e) ? 1 : 0) |
-                (owned && (flags & format::kEdgeGcVisible) == 0 ? 2 : 0) |
+                (hidden_from_gc(s_, e) ? 2 : 0) |
                 (index_.kind(e) == EdgeKind::Weak ? 4 : 0) | (owned ? 8 : 0));
             raw.push_back({sub_index(target), e, style});
         }
