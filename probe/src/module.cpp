@@ -18,6 +18,7 @@
 
 #include "compat.h"
 #include "debug_report.h"
+#include "describe_session.h"
 #include "heap_walker.h"
 #include "python_text.h"
 #include "refscope/format/snapshot_io.h"
@@ -31,6 +32,24 @@ namespace {
 // to the walk), which the walk subtracts like the argument references.
 PyObject* g_snapshot_function = nullptr;
 PyObject* g_debug_function = nullptr;
+
+// True while a walk runs. A describe callback that (against the rules) calls
+// back into snapshot() must not start a second walk over the first one's
+// half-built state.
+bool g_walking = false;
+
+struct WalkingFlag {
+    WalkingFlag() { g_walking = true; }
+    ~WalkingFlag() { g_walking = false; }
+    WalkingFlag(const WalkingFlag&) = delete;
+    WalkingFlag& operator=(const WalkingFlag&) = delete;
+};
+
+bool refuse_reentry() {
+    if (!g_walking) return false;
+    PyErr_SetString(PyExc_RuntimeError, "refscope: a snapshot is already being taken (re-entered from a describe callback?)");
+    return true;
+}
 
 struct WalkRequest {
     bool collect = true;
@@ -59,6 +78,7 @@ void run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkRequest& request
     fill_header(snapshot.header, request.collect, request.sequence, request.label);
     int gc_state = compat::gc_disable_saving_state();
     if (gc_state < 0) PyErr_Clear();
+    WalkingFlag walking;
     if (callable != nullptr) walker.subtract_reference(callable);
     for (Py_ssize_t i = 0; i < nargs; ++i) walker.subtract_reference(args[i]);
     auto start = std::chrono::steady_clock::now();
@@ -74,16 +94,28 @@ void run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkRequest& request
     compat::gc_restore_state(gc_state);
 }
 
-PyObject* stats_dict(const Snapshot& s, double walk_seconds, double write_seconds, uint64_t bytes) {
-    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:K,s:d,s:d}", "nodes", static_cast<Py_ssize_t>(s.node_count()),
+PyObject* describe_dict(const DescribeStats& d) {
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K}", "registrations",
+                         static_cast<unsigned long long>(d.registrations), "calls",
+                         static_cast<unsigned long long>(d.calls), "failed_calls",
+                         static_cast<unsigned long long>(d.failed_calls), "dropped_reports",
+                         static_cast<unsigned long long>(d.dropped_reports), "native_nodes",
+                         static_cast<unsigned long long>(d.native_nodes), "disabled",
+                         static_cast<unsigned long long>(d.disabled));
+}
+
+PyObject* stats_dict(const Snapshot& s, const DescribeStats& d, double walk_seconds, double write_seconds,
+                     uint64_t bytes) {
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:K,s:d,s:d,s:N}", "nodes", static_cast<Py_ssize_t>(s.node_count()),
                          "edges", static_cast<Py_ssize_t>(s.edge_count()), "roots",
                          static_cast<Py_ssize_t>(s.roots.size()), "threads",
                          static_cast<Py_ssize_t>(s.threads.size()), "bytes",
                          static_cast<unsigned long long>(bytes), "walk_seconds", walk_seconds,
-                         "write_seconds", write_seconds);
+                         "write_seconds", write_seconds, "describe", describe_dict(d));
 }
 
 PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    if (refuse_reentry()) return nullptr;
     try {
         if (nargs < 1 || nargs > 4) {
             PyErr_SetString(PyExc_TypeError, "snapshot(path, collect=True, sequence=0, label='')");
@@ -142,7 +174,8 @@ PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
             PyErr_SetString(os_error ? PyExc_OSError : PyExc_RuntimeError, error.c_str());
             return nullptr;
         }
-        return stats_dict(snapshot, static_cast<double>(snapshot.header.walk_ns) / 1e9, write_seconds, bytes);
+        return stats_dict(snapshot, walker.describe_session().stats(),
+                          static_cast<double>(snapshot.header.walk_ns) / 1e9, write_seconds, bytes);
     } catch (const std::bad_alloc&) {
         return PyErr_NoMemory();
     } catch (const std::exception& e) {
@@ -155,6 +188,7 @@ PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 }
 
 PyObject* probe_debug_walk(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    if (refuse_reentry()) return nullptr;
     try {
         WalkRequest request;
         request.collect = false;
@@ -174,7 +208,12 @@ PyObject* probe_debug_walk(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
         HeapWalker walker(snapshot);
         run_walk(walker, snapshot, request, g_debug_function, args, nargs);
         walker.finish_previews();
-        return debug_report(snapshot, watch);
+        PyObject* report = debug_report(snapshot, watch);
+        if (report == nullptr) return nullptr;
+        PyObject* described = describe_dict(walker.describe_session().stats());
+        if (described == nullptr || PyDict_SetItemString(report, "describe", described) < 0) Py_CLEAR(report);
+        Py_XDECREF(described);
+        return report;
     } catch (const std::bad_alloc&) {
         return PyErr_NoMemory();
     } catch (const std::exception& e) {
@@ -225,6 +264,22 @@ PyMODINIT_FUNC PyInit__probe(void) {
         g_snapshot_function = find_function(module, &g_methods[0]);
         g_debug_function = find_function(module, &g_methods[1]);
         if (PyModule_AddStringConstant(module, "PROBE_VERSION", REFSCOPE_PROBE_VERSION) < 0) {
+            Py_DECREF(module);
+            return nullptr;
+        }
+        // The describe API's function table (refscope/describe.h). Libraries
+        // never need it to register (they publish to the registry); it is
+        // here for tools that check the probe's ABI version, and it is the
+        // same table every callback receives.
+        PyObject* api = PyCapsule_New(const_cast<refscope_describe_api*>(describe_api()),
+                                      REFSCOPE_DESCRIBE_API_CAPSULE, nullptr);
+        if (api == nullptr || PyModule_AddObject(module, "_describe_api", api) < 0) {
+            Py_XDECREF(api);
+            Py_DECREF(module);
+            return nullptr;
+        }
+        if (PyModule_AddIntConstant(module, "DESCRIBE_ABI_MAJOR", REFSCOPE_DESCRIBE_ABI_MAJOR) < 0 ||
+            PyModule_AddIntConstant(module, "DESCRIBE_ABI_MINOR", REFSCOPE_DESCRIBE_ABI_MINOR) < 0) {
             Py_DECREF(module);
             return nullptr;
         }
