@@ -95,14 +95,20 @@ uint32_t DescribeSession::type_name_id(const char* name, uint32_t flags) {
     return walker_.text(std::string_view(name, bounded_length(name, kMaxTypeNameBytes)));
 }
 
-void DescribeSession::add(PyTypeObject* type, Describer describer) {
-    if (describer.describe_instance == nullptr && describer.describe_heap == nullptr) return;
+uint32_t DescribeSession::add(PyTypeObject* type, Describer describer) {
     const auto index = static_cast<uint32_t>(describers_.size());
     describer.library_id = walker_.text(describer.library);
     describers_.push_back(std::move(describer));
     ++stats_.registrations;
     if (describers_.back().describe_heap != nullptr) heap_describers_.push_back(index);
-    if (type != nullptr && describers_.back().describe_instance != nullptr) by_type_[type].push_back(index);
+    if (type != nullptr) add_type(type, index);
+    return index;
+}
+
+void DescribeSession::add_type(PyTypeObject* type, uint32_t index) {
+    if (type == nullptr || index >= describers_.size() || describers_[index].describe_instance == nullptr) return;
+    std::vector<uint32_t>& list = by_type_[type];
+    if (std::find(list.begin(), list.end(), index) == list.end()) list.push_back(index);
 }
 
 void DescribeSession::read_registry() {
@@ -138,6 +144,7 @@ void DescribeSession::read_registry() {
         } else {
             d.describe_instance = nullptr;
         }
+        if (d.describe_instance == nullptr && d.describe_heap == nullptr) continue;
         add(type, std::move(d));
     }
 }

@@ -123,8 +123,11 @@ public:
     // callbacks. Called once the start set and the roots are in.
     void begin();
 
-    // Registers a describer for `type` (the probe's recognisers use this too).
-    void add(PyTypeObject* type, Describer describer);
+    // Registers a describer for `type` (nullptr: heap callback only); the
+    // probe's recognisers use this too. Returns its index for add_type().
+    uint32_t add(PyTypeObject* type, Describer describer);
+    // Makes describer `index` describe instances of `type` as well.
+    void add_type(PyTypeObject* type, uint32_t index);
 
     // The describer list of a type (its own and its bases'), as an id for
     // TypeFacts::describers; 0 when none applies.
