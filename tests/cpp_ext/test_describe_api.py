@@ -1,13 +1,17 @@
 """The describe API (refscope/describe.h) end to end through the probe:
 described edges, native nodes, roots and included objects; the refcount
 arithmetic they complete; several libraries; load order; no probe at all."""
-import gc
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import unittest
 
 import _describe_a
 import _describe_b
 import _describefix
-from cpp_ext_support import (EDGE_GC_VISIBLE, EDGE_OWNED, NODE_NATIVE, ROOT_EXTENSION, explained,
+from cpp_ext_support import (EDGE_OWNED, NODE_NATIVE, ROOT_EXTENSION, cli, cli_json, explained,
                              in_edges, run_python, walk)
 
 
@@ -221,6 +225,76 @@ class ApiCapsule(unittest.TestCase):
         include = refscope.get_include()
         self.assertTrue(os.path.exists(os.path.join(include, "refscope", "describe.h")))
         self.assertTrue(os.path.exists(os.path.join(include, "refscope", "describe_pybind11.h")))
+
+
+
+class CliProgram(unittest.TestCase):
+    """Runs a program from programs/ that snapshots itself; checks go
+    through refscope-cli --json (skipped without REFSCOPE_CLI)."""
+
+    def setUp(self):
+        if not cli():
+            self.skipTest("REFSCOPE_CLI not set")
+        self.workdir = tempfile.mkdtemp(prefix="refscope-cpp-ext-")
+
+    def run_program(self, name, *args):
+        here = os.path.dirname(os.path.abspath(__file__))
+        snapshot = os.path.join(self.workdir, "heap.rscope")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([os.path.join(here, "programs"), env.get("PYTHONPATH", "")])
+        proc = subprocess.run([sys.executable, os.path.join(here, "programs", name), snapshot, *args],
+                              env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+class NativePathsCli(CliProgram):
+    """refscope-cli shows native nodes in the chain and roots in C++."""
+
+    def test_path_runs_through_the_cpp_objects(self):
+        info = self.run_program("native_paths.py")
+        path = cli_json("path", info["snapshot"], "--type", "__main__.Callback")
+        self.assertTrue(path["found"], path.get("explanation"))
+        hops = path["hops"]
+        self.assertEqual([h["edge"] for h in hops[-3:]],
+                         ["<native: C++ object>", "<native: OwnerObject::impl>", "<native: Impl::callback>"])
+        self.assertEqual([h["node"]["type"] for h in hops[-4:]],
+                         ["_describefix.Owner", "OwnerObject", "Impl", "__main__.Callback"])
+        self.assertEqual([h["node"]["native"] for h in hops[-4:]], [False, True, True, False])
+        self.assertEqual(hops[-2]["node"]["address"], info["impl"])
+
+    def test_preserved_object_is_held_by_its_cpp_object(self):
+        info = self.run_program("native_paths.py")
+        path = cli_json("path", info["snapshot"], "--to", info["preserved"])
+        self.assertTrue(path["found"], path.get("explanation"))
+        self.assertEqual(path["root"]["kind"], "extension")
+        self.assertEqual(path["root"]["label"], "TensorImpl held by C++ (registry)")
+        self.assertEqual([h["edge"] for h in path["hops"]], ["<native: TensorImpl::pyobj (owning)>"])
+        roots = cli_json("roots", info["snapshot"], "--top", "0")
+        self.assertNotIn(info["preserved"], [o["address"] for o in roots["unexplained"]])
+
+    def test_without_the_description_it_is_unexplained_surplus(self):
+        info = self.run_program("native_paths.py", "undescribed")
+        path = cli_json("path", info["snapshot"], "--to", info["preserved"])
+        self.assertFalse(path["found"])
+        self.assertEqual(path["target"]["surplus"], 1)
+        roots = cli_json("roots", info["snapshot"], "--top", "0")
+        leaked = [o for o in roots["unexplained"] if o["address"] == info["preserved"]]
+        self.assertEqual([o["surplus"] for o in leaked], [1])
+
+
+class RefcountBugCli(CliProgram):
+    """A C function that increfs twice and decrefs once: unexplained surplus
+    of exactly 1 on exactly that object (the torch.compile cell leak)."""
+
+    def test_surplus_one_on_exactly_the_leaked_cell(self):
+        info = self.run_program("refcount_bug.py")
+        roots = cli_json("roots", info["snapshot"], "--top", "0")
+        cells = [o for o in roots["unexplained"] if o["type"] == "cell"]
+        self.assertEqual([(o["address"], o["surplus"]) for o in cells], [(info["leaked"], 1)])
+        path = cli_json("path", info["snapshot"], "--to", info["leaked"])
+        self.assertFalse(path["found"])
+        self.assertIn("GC cannot see", path["explanation"])
 
 
 if __name__ == "__main__":

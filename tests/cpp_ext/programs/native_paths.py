@@ -1,6 +1,8 @@
 """Native nodes on retention paths (fixtures/describefix.c): a module-level
 Owner whose C Impl holds a callback, and a Preserved object that only its C
-TensorImpl keeps alive. Snapshot path: argv[1]; prints one JSON line."""
+TensorImpl keeps alive (PyObject preservation). With "undescribed" after
+the snapshot path, the Preserved callback is switched off first.
+Snapshot path: argv[1]; prints one JSON line."""
 import sys
 
 import _describefix
@@ -8,18 +10,13 @@ from program_common import finish
 
 
 class Callback:
-    """The object the C++ side keeps alive."""
+    """The object only the C side keeps alive."""
 
     def __call__(self):
         return None
 
 
-class PreservedPayload:
-    pass
-
-
 owner = _describefix.Owner(Callback())
-callback_address = hex(id(owner.__class__)) if False else None  # noqa: the callback is only reachable through C
 
 
 def make_preserved():
@@ -28,5 +25,7 @@ def make_preserved():
     return hex(id(p))
 
 
+if sys.argv[2:] == ["undescribed"]:
+    _describefix.describe_preservation(False)
 preserved = make_preserved()
 finish(sys.argv[1], preserved=preserved, impl=hex(_describefix.impl_address(owner)))
