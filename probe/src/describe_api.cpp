@@ -74,6 +74,7 @@ void api_object_edge(refscope_describe_sink* sink, refscope_node from, PyObject*
     e.object = target;
     e.label = label_id(*r->session, label);
     e.owned = (edge_flags & REFSCOPE_EDGE_NOT_OWNED) == 0;
+    e.attribute = (edge_flags & REFSCOPE_EDGE_ATTRIBUTE) != 0;
     r->edges.push_back(e);
 }
 

@@ -287,7 +287,8 @@ void DescribeSession::commit(CallReport& report, uint32_t self_node, EdgeCollect
         }
         if (e.object != nullptr) {
             if (from_self) {
-                collector->add(e.object, EdgeKind::Native, e.label, e.owned ? EdgeMode::Owned : EdgeMode::NotOwned);
+                collector->add(e.object, e.attribute && e.label != 0 ? EdgeKind::Field : EdgeKind::Native,
+                               e.label, e.owned ? EdgeMode::Owned : EdgeMode::NotOwned);
             } else {
                 const uint32_t index = walker_.add_native_edge(from, e.object, e.label, flags);
                 if (instance && e.owned) collector->native_matches.push_back(index);

@@ -66,6 +66,7 @@ struct CallReport {
         refscope_node native = REFSCOPE_NO_NODE;  // target when it is a native node
         uint32_t label = 0;
         bool owned = true;
+        bool attribute = false;  // REFSCOPE_EDGE_ATTRIBUTE
     };
     struct Root {
         refscope_node native = REFSCOPE_NO_NODE;

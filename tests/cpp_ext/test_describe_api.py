@@ -3,6 +3,7 @@ described edges, native nodes, roots and included objects; the refcount
 arithmetic they complete; several libraries; load order; no probe at all."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -236,16 +237,23 @@ class CliProgram(unittest.TestCase):
         if not cli():
             self.skipTest("REFSCOPE_CLI not set")
         self.workdir = tempfile.mkdtemp(prefix="refscope-cpp-ext-")
+        self.addCleanup(shutil.rmtree, self.workdir, True)
 
     def run_program(self, name, *args):
-        here = os.path.dirname(os.path.abspath(__file__))
-        snapshot = os.path.join(self.workdir, "heap.rscope")
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([os.path.join(here, "programs"), env.get("PYTHONPATH", "")])
-        proc = subprocess.run([sys.executable, os.path.join(here, "programs", name), snapshot, *args],
-                              env=env, capture_output=True, text=True, timeout=120)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        return json.loads(proc.stdout.strip().splitlines()[-1])
+        return run_program(name, self.workdir, *args)
+
+
+def run_program(name, workdir, *args):
+    """Runs programs/NAME SNAPSHOT ARGS...; returns its JSON line."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    snapshot = os.path.join(workdir, name.replace(".py", ".rscope"))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(here, "programs"), env.get("PYTHONPATH", "")])
+    proc = subprocess.run([sys.executable, os.path.join(here, "programs", name), snapshot, *args],
+                          env=env, capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        raise AssertionError("%s failed (%d):\n%s" % (name, proc.returncode, proc.stderr))
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 class NativePathsCli(CliProgram):

@@ -81,6 +81,10 @@
 
 /* edge flags */
 #define REFSCOPE_EDGE_NOT_OWNED 0x1u /* shown, but holds no reference (borrowed) */
+/* The label is the name under which Python code sees the reference (an
+ * attribute, e.g. "base"): shown as `.base` rather than as a C++ member.
+ * Only for references from the instance itself. */
+#define REFSCOPE_EDGE_ATTRIBUTE 0x2u
 
 #ifdef __cplusplus
 extern "C" {
