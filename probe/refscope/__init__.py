@@ -10,15 +10,20 @@ with the refscope app or `refscope-cli`.
 
 `python -m refscope run SCRIPT [ARGS...] --snapshot-at-exit FILE` runs a
 program unchanged and writes a snapshot when it ends (see --help).
+
+`with refscope.leak_check(types=...):` (or `@refscope.leak_check()`) fails a
+test with LeakError when objects created in it outlive it, explaining each
+survivor's retention path and writing the snapshot beside the test.
 """
 
 import os as _os
 import threading as _threading
 
 from . import _probe
+from ._leak_check import LeakError, leak_check
 from ._version import __version__
 
-__all__ = ["snapshot", "SnapshotStats", "get_include", "__version__"]
+__all__ = ["snapshot", "SnapshotStats", "leak_check", "LeakError", "get_include", "__version__"]
 
 _sequence_lock = _threading.Lock()
 _sequence = [0]

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <string>
 
+#include "census.h"
 #include "compat.h"
 #include "debug_report.h"
 #include "describe_session.h"
@@ -32,6 +33,7 @@ namespace {
 // to the walk), which the walk subtracts like the argument references.
 PyObject* g_snapshot_function = nullptr;
 PyObject* g_debug_function = nullptr;
+PyObject* g_census_function = nullptr;
 
 // True while a walk runs. A describe callback that (against the rules) calls
 // back into snapshot() must not start a second walk over the first one's
@@ -225,6 +227,52 @@ PyObject* probe_debug_walk(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
 }
 
+// _census(types, excluded_packages) -> [(address, type address, name, module)]
+// The objects alive now (no collection first), for refscope.leak_check:
+// instances of `types` (a tuple of types; empty: any type) whose module's
+// top-level package is not in `excluded_packages` (a tuple of str; ignored
+// when types are given).
+PyObject* probe_census(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    if (refuse_reentry()) return nullptr;
+    try {
+        if (nargs != 2 || !PyTuple_Check(args[0]) || !PyTuple_Check(args[1])) {
+            PyErr_SetString(PyExc_TypeError, "_census(types: tuple, excluded_packages: tuple)");
+            return nullptr;
+        }
+        CensusFilter filter;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[0]); ++i) {
+            PyObject* t = PyTuple_GET_ITEM(args[0], i);
+            if (!PyType_Check(t)) {
+                PyErr_SetString(PyExc_TypeError, "types must be a tuple of types");
+                return nullptr;
+            }
+            filter.types.push_back(reinterpret_cast<PyTypeObject*>(t));
+        }
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[1]); ++i) {
+            std::string package;
+            if (!append_utf8(package, PyTuple_GET_ITEM(args[1], i), 200)) {
+                PyErr_SetString(PyExc_TypeError, "excluded_packages must be a tuple of str");
+                return nullptr;
+            }
+            filter.excluded_packages.insert(package);
+        }
+        WalkRequest request;
+        request.collect = false;
+        Snapshot snapshot;
+        HeapWalker walker(snapshot);
+        run_walk(walker, snapshot, request, g_census_function, args, nargs);
+        return census(snapshot, filter);
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    } catch (const std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        return nullptr;
+    } catch (...) {
+        PyErr_SetString(PyExc_RuntimeError, "refscope probe: unknown C++ exception");
+        return nullptr;
+    }
+}
+
 PyMethodDef g_methods[] = {
     {"snapshot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&probe_snapshot)),
      METH_FASTCALL,
@@ -233,6 +281,9 @@ PyMethodDef g_methods[] = {
     {"_debug_walk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&probe_debug_walk)),
      METH_FASTCALL,
      "_debug_walk(collect=False, watch=()) -> dict\n\nTest hook: walk without writing, report counts."},
+    {"_census", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&probe_census)), METH_FASTCALL,
+     "_census(types, excluded_packages) -> list\n\n"
+     "(address, type address, name, module) of the live objects leak_check watches."},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -263,6 +314,7 @@ PyMODINIT_FUNC PyInit__probe(void) {
         if (module == nullptr) return nullptr;
         g_snapshot_function = find_function(module, &g_methods[0]);
         g_debug_function = find_function(module, &g_methods[1]);
+        g_census_function = find_function(module, &g_methods[2]);
         if (PyModule_AddStringConstant(module, "PROBE_VERSION", REFSCOPE_PROBE_VERSION) < 0) {
             Py_DECREF(module);
             return nullptr;
