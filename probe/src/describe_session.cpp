@@ -247,7 +247,7 @@ void DescribeSession::describe_instance(PyObject* op, uint32_t node, uint64_t sh
 void DescribeSession::commit(CallReport& report, uint32_t self_node, EdgeCollector* collector) {
     const bool instance = report.for_instance && collector != nullptr && self_node != kNoNode;
     local_nodes_.assign(report.natives.size(), kNoNode);
-    created_.assign(report.natives.size(), 0);
+    writable_.assign(report.natives.size(), 0);
     const uint32_t cpp_label = walker_.literal("C++ object");
     for (size_t k = 0; k < report.natives.size(); ++k) {
         const CallReport::Native& n = report.natives[k];
@@ -255,10 +255,12 @@ void DescribeSession::commit(CallReport& report, uint32_t self_node, EdgeCollect
         // Bytes inside the Python object are already its shallow size.
         if (instance && n.address >= report.self_begin && n.address < report.self_end) size = 0;
         bool created = false;
+        bool writable = false;
         const uint32_t type = walker_.native_type(n.type_name, report.library);
-        local_nodes_[k] =
-            walker_.native_node(type, n.address, size, n.refcount, n.preview, report.library, created);
-        created_[k] = created;
+        const uint32_t reporter = instance ? self_node : HeapWalker::kHeapReporter;
+        local_nodes_[k] = walker_.native_node(type, n.address, size, n.refcount, n.preview, report.library,
+                                              reporter, created, writable);
+        writable_[k] = writable;
         if (created) ++stats_.native_nodes;
         if (n.cpp_object && instance) {
             bool seen = false;
@@ -269,20 +271,20 @@ void DescribeSession::commit(CallReport& report, uint32_t self_node, EdgeCollect
             }
         }
     }
-    auto resolve = [&](refscope_node handle, bool& fresh) -> uint32_t {
-        fresh = false;
+    auto resolve = [&](refscope_node handle, bool& writable) -> uint32_t {
+        writable = false;
         const size_t k = report.index_of(handle);
         if (k == SIZE_MAX) return kNoNode;
-        fresh = created_[k] != 0;
+        writable = writable_[k] != 0;
         return local_nodes_[k];
     };
     for (const CallReport::Edge& e : report.edges) {
         const uint8_t flags = e.owned ? format::kEdgeOwned : 0;
-        bool from_fresh = false;
+        bool from_writable = false;
         const bool from_self = e.from == REFSCOPE_SELF;
-        const uint32_t from = from_self ? self_node : resolve(e.from, from_fresh);
-        if (from_self ? !instance : (from == kNoNode || !from_fresh)) {
-            ++stats_.dropped_reports;  // no source, or a node another call described
+        const uint32_t from = from_self ? self_node : resolve(e.from, from_writable);
+        if (from_self ? !instance : (from == kNoNode || !from_writable)) {
+            ++stats_.dropped_reports;  // no source, or a node another object described
             continue;
         }
         if (e.object != nullptr) {
@@ -295,8 +297,8 @@ void DescribeSession::commit(CallReport& report, uint32_t self_node, EdgeCollect
             }
             continue;
         }
-        bool to_fresh = false;
-        const uint32_t to = resolve(e.native, to_fresh);
+        bool to_writable = false;
+        const uint32_t to = resolve(e.native, to_writable);
         if (to == kNoNode) {
             ++stats_.dropped_reports;
             continue;
@@ -313,8 +315,8 @@ void DescribeSession::commit(CallReport& report, uint32_t self_node, EdgeCollect
             walker_.add_root(r.object, format::RootKind::Extension, kNoNode, r.label, r.count);
             continue;
         }
-        bool fresh = false;
-        const uint32_t node = resolve(r.native, fresh);
+        bool writable = false;
+        const uint32_t node = resolve(r.native, writable);
         if (node == kNoNode) {
             ++stats_.dropped_reports;
             continue;

@@ -164,7 +164,7 @@ private:
     std::unordered_map<const char*, uint32_t> mangled_names_;
     CallReport report_;
     std::vector<uint32_t> local_nodes_;  // per report native: node id or kNoNode
-    std::vector<uint8_t> created_;       // per report native: created by this call
+    std::vector<uint8_t> writable_;      // per report native: may get out-edges (HeapWalker::native_node)
     DescribeStats stats_;
 };
 

@@ -423,7 +423,11 @@ void HeapWalker::emit_edges(EdgeCollector& collector) {
 // ---------------------------------------------------------- native nodes
 
 uint32_t HeapWalker::native_type(uint32_t name, uint32_t library) {
-    const uint64_t key = uint64_t{name} << 32 | library;
+    // Keyed on the name alone: the probe's pybind11 recogniser and the
+    // module's own describe callback name the same C++ object with the same
+    // type, which must give one node. The first library to report a name
+    // becomes its module.
+    const uint64_t key = name;
     auto it = native_types_.find(key);
     if (it != native_types_.end()) return it->second;
     TypeInfo info;
@@ -438,18 +442,22 @@ uint32_t HeapWalker::native_type(uint32_t name, uint32_t library) {
 }
 
 uint32_t HeapWalker::native_node(uint32_t type, uint64_t address, uint64_t size, int64_t refcount,
-                                 uint32_t preview, uint32_t library, bool& created) {
+                                 uint32_t preview, uint32_t library, uint32_t reporter, bool& created,
+                                 bool& writable) {
     const NativeKey key{address, type};
     auto it = native_index_.find(key);
     if (it != native_index_.end()) {
+        const NativeRecord& r = natives_[it->second];
         created = false;
-        return natives_[it->second].node;
+        writable = r.reporter == reporter;
+        return r.node;
     }
-    created = true;
+    created = writable = true;
     const uint32_t node = snapshot_.add_node(address, type, size, refcount, format::kNodeNative, preview);
     NativeRecord record;
     record.node = node;
     record.library = library;
+    record.reporter = reporter;
     native_index_.emplace(key, static_cast<uint32_t>(natives_.size()));
     natives_.push_back(record);
     return node;

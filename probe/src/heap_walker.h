@@ -141,15 +141,20 @@ public:
     Snapshot& snapshot() { return snapshot_; }
 
     // --- native nodes (describe API; describe_session.cpp fills them) ----
-    // Type id of a native type: a C++ type name reported by `library`.
+    // Type id of a native type: a C++ type name (first reported by `library`).
     uint32_t native_type(uint32_t name, uint32_t library);
     // The native node for (address, type), created if new (`created` says
-    // which); a node's out-edges may only be added by the call that created
-    // it, before the walk processes it.
+    // which). `reporter` is the Python object being described (its node
+    // id), or kHeapReporter for heap callbacks: a node's out-edges may only
+    // be added while describing the reporter that created it (so that two
+    // objects sharing one C++ object do not report its references twice),
+    // which `writable` says.
+    static constexpr uint32_t kHeapReporter = 0xFFFFFFFEu;
     uint32_t native_node(uint32_t type, uint64_t address, uint64_t size, int64_t refcount,
-                         uint32_t preview, uint32_t library, bool& created);
-    // Out-edges of a native node created by the current call. Returns the
-    // index of the edge (for GC-visibility matching, see EdgeCollector).
+                         uint32_t preview, uint32_t library, uint32_t reporter, bool& created,
+                         bool& writable);
+    // Out-edges of a writable native node. Returns the index of the edge
+    // (for GC-visibility matching, see EdgeCollector).
     uint32_t add_native_edge(uint32_t from, PyObject* target, uint32_t label, uint8_t flags);
     void add_native_edge(uint32_t from, uint32_t to_node, uint32_t label, uint8_t flags);
     // Counts an in-edge of a native node (nodes nothing holds become roots).
@@ -185,6 +190,7 @@ private:
     struct NativeRecord {
         uint32_t node;
         uint32_t library;   // string id
+        uint32_t reporter;  // see native_node()
         uint32_t first_edge = kNoEdgeIndex;
         uint32_t last_edge = kNoEdgeIndex;
         uint32_t in_edges = 0;
@@ -256,7 +262,7 @@ private:
     std::vector<NativeRecord> natives_;          // in node id order
     std::vector<NativeEdge> native_edges_;
     std::unordered_map<NativeKey, uint32_t, NativeKeyHash> native_index_;  // -> natives_ index
-    std::unordered_map<uint64_t, uint32_t> native_types_;  // name << 32 | library -> type id
+    std::unordered_map<uint64_t, uint32_t> native_types_;  // type name string id -> type id
     size_t next_native_ = 0;                      // the next native node process() meets
 
 public:

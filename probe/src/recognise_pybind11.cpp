@@ -88,9 +88,17 @@ int describe_instance(const refscope_describe_api* api, refscope_describe_sink* 
 }
 
 int describe_heap(const refscope_describe_api* api, refscope_describe_sink* sink, void*) {
-    if (g_state.internals == nullptr) return 0;
-    for (const auto& entry : g_state.internals->registered_instances)
+    pyd::internals* internals = g_state.internals;
+    if (internals == nullptr) return 0;
+    for (const auto& entry : internals->registered_instances)
         api->include_object(sink, reinterpret_cast<PyObject*>(entry.second));
+    // pybind11 creates these once and keeps one reference to each in its
+    // internals for the life of the process.
+    api->object_root(sink, reinterpret_cast<PyObject*>(internals->static_property_type),
+                     "pybind11 internals: static_property_type", 1);
+    api->object_root(sink, reinterpret_cast<PyObject*>(internals->default_metaclass),
+                     "pybind11 internals: default_metaclass", 1);
+    api->object_root(sink, internals->instance_base, "pybind11 internals: instance_base", 1);
     return 0;
 }
 

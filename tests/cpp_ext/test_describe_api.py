@@ -79,6 +79,19 @@ class DescribedEdges(unittest.TestCase):
         self.assertEqual(callback["refcount"], explained(callback), callback)
         self.assertEqual(owner["refcount"], explained(owner), owner)
 
+    def test_a_native_node_two_objects_report_is_counted_once(self):
+        global SHARED_A, SHARED_B
+        SHARED_A, SHARED_B = _describefix.SharedOwner(), _describefix.SharedOwner()
+        _describefix.set_shared_callback(_callback)
+        try:
+            _report, (facts,) = walk(id(_callback))
+            edges = [e for e in in_edges(facts) if e[2] == "SharedImpl::callback"]
+            self.assertEqual(edges, [("Native", EDGE_OWNED, "SharedImpl::callback")])
+            self.assertEqual(facts["refcount"], explained(facts), facts)
+        finally:
+            _describefix.set_shared_callback(None)
+            del SHARED_A, SHARED_B
+
     def test_heap_callback_roots_explain_c_statics(self):
         report, (facts,) = walk(id(CACHED))
         self.assertIn((ROOT_EXTENSION, "static _describefix.g_cache", 1, -1), facts["roots"])
