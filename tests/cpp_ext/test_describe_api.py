@@ -242,6 +242,42 @@ class ApiCapsule(unittest.TestCase):
 
 
 
+class NoReferenceLeaks(unittest.TestCase):
+    """The probe takes no reference during a walk, describers included."""
+
+    def test_repeated_walks_leave_refcounts_and_object_counts_alone(self):
+        import gc
+        from refscope import _probe
+        watched = [WRAPPER, WRAPPED, OWNER, _callback, CACHED, BOX_A, BOXED_A, HELD_B,
+                   _describefix.Wrapper, _describe_a.Box]
+        extra = []
+        try:
+            import _pybindfix
+            w = _pybindfix.Wrapper()
+            w.value = Payload()
+            n = _pybindfix.Nurse()
+            n.adopt(w.value)
+            extra += [w, w.value, n]
+        except ImportError:
+            pass
+        try:
+            import numpy
+            a = numpy.zeros(10)
+            extra += [a, a[2:], numpy.empty(2, dtype=object)]
+        except ImportError:
+            pass
+        watched += extra
+        _probe._debug_walk(False, ())  # first walk: lazy caches (type cache, imports)
+        gc.collect()
+        before = [sys.getrefcount(o) for o in watched]
+        objects = len(gc.get_objects())
+        for _ in range(30):
+            _probe._debug_walk(False, ())
+        gc.collect()
+        self.assertEqual([sys.getrefcount(o) for o in watched], before)
+        self.assertLessEqual(len(gc.get_objects()), objects + 5)
+
+
 class CliProgram(unittest.TestCase):
     """Runs a program from programs/ that snapshots itself; checks go
     through refscope-cli --json (skipped without REFSCOPE_CLI)."""
