@@ -507,8 +507,7 @@ void HeapWalker::add_node_root(uint32_t node, format::RootKind kind, uint32_t la
 }
 
 void HeapWalker::process_native(uint32_t id) {
-    // Native nodes are processed in the order they were created.
-    const NativeRecord& r = natives_[next_native_++];
+    const NativeRecord& r = record_of(natives_, id);
     const uint32_t preview = snapshot_.node_preview[id];
     if (preview != 0) preview_arena_.append(snapshot_.strings.view(preview));
     preview_end_.push_back(static_cast<uint32_t>(preview_arena_.size()));

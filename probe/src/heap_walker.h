@@ -263,7 +263,6 @@ private:
     std::vector<NativeEdge> native_edges_;
     std::unordered_map<NativeKey, uint32_t, NativeKeyHash> native_index_;  // -> natives_ index
     std::unordered_map<uint64_t, uint32_t> native_types_;  // type name string id -> type id
-    size_t next_native_ = 0;                      // the next native node process() meets
 
 public:
     static int collect_referent(PyObject* op, void* self);
