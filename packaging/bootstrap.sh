@@ -28,6 +28,10 @@ packages=(
     python3 python3-dev
     libgraphviz-dev fonts-dejavu-core
     qt6-base-dev qt6-svg-dev libgl-dev xvfb xauth
+    # C/C++ extension support (tests/cpp_ext): pybind11's headers for the
+    # probe's recogniser and the fixtures; NumPy, Numba and pytest for
+    # Debian's python3 (the pyenv Pythons get the header-only parts only).
+    pybind11-dev python3-pybind11 python3-numpy python3-numba python3-pytest
 )
 # Only the test run needs node/npm (an independent reader, memlab, checks the
 # Chrome .heapsnapshot export); use the machine's node if it already has one.

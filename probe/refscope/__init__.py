@@ -10,25 +10,36 @@ with the refscope app or `refscope-cli`.
 
 `python -m refscope run SCRIPT [ARGS...] --snapshot-at-exit FILE` runs a
 program unchanged and writes a snapshot when it ends (see --help).
+
+`with refscope.leak_check(types=...):` (or `@refscope.leak_check()`) fails a
+test with LeakError when objects created in it outlive it, explaining each
+survivor's retention path and writing the snapshot beside the test.
 """
 
 import os as _os
 import threading as _threading
 
 from . import _probe
+from ._leak_check import LeakError, leak_check
 from ._version import __version__
 
-__all__ = ["snapshot", "SnapshotStats", "__version__"]
+__all__ = ["snapshot", "SnapshotStats", "leak_check", "LeakError", "get_include", "__version__"]
 
 _sequence_lock = _threading.Lock()
 _sequence = [0]
+
+
+def get_include():
+    """The directory holding refscope/describe.h (and describe_pybind11.h),
+    the header-only describe API for C/C++ extensions (docs/cpp-extensions.md)."""
+    return _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "include")
 
 
 class SnapshotStats:
     """What one snapshot contained and cost."""
 
     __slots__ = ("path", "sequence", "nodes", "edges", "roots", "threads", "bytes",
-                 "walk_seconds", "write_seconds")
+                 "walk_seconds", "write_seconds", "describe")
 
     def __init__(self, path, sequence, stats):
         self.path = path
@@ -36,6 +47,9 @@ class SnapshotStats:
         for name in ("nodes", "edges", "roots", "threads", "bytes", "walk_seconds",
                      "write_seconds"):
             setattr(self, name, stats[name])
+        # Describe API counters: registrations, calls, failed_calls,
+        # dropped_reports, native_nodes, disabled (docs/cpp-extensions.md).
+        self.describe = stats.get("describe", {})
 
     def as_dict(self):
         return {name: getattr(self, name) for name in self.__slots__}

@@ -65,7 +65,8 @@ PyObject* debug_report(const Snapshot& s, const std::vector<uint64_t>& watch) {
     std::vector<std::pair<int64_t, uint32_t>> negative;
     int64_t unexplained_total = 0;
     for (size_t i = 0; i < n; ++i) {
-        if (all_explained[i] || (s.node_flags[i] & format::kNodeImmortal)) continue;
+        // Immortal refcounts are meaningless; native nodes' are C++ counts.
+        if (all_explained[i] || (s.node_flags[i] & (format::kNodeImmortal | format::kNodeNative))) continue;
         int64_t surplus = s.node_refcount[i] - owned_in[i] - explained[i];
         if (surplus > 0) {
             unexplained_total += surplus;

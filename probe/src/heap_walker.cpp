@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "compat.h"
+#include "describe_session.h"
 #include "python_text.h"
 
 namespace refscope::probe {
@@ -22,7 +23,10 @@ void EdgeCollector::field(PyObject* target, const char* name, EdgeMode mode) {
 
 HeapWalker::HeapWalker(Snapshot& snapshot)
     : snapshot_(snapshot), interner_(snapshot.strings), nodes_(1 << 16), types_(256),
-      literals_(512, {nullptr, 0}), collector_(*this) {}
+      literals_(512, {nullptr, 0}), collector_(*this),
+      describe_(std::make_unique<DescribeSession>(*this)) {}
+
+HeapWalker::~HeapWalker() { Py_XDECREF(start_list_); }
 
 uint32_t HeapWalker::literal(const char* s) {
     size_t mask = literals_.size() - 1;
@@ -159,6 +163,9 @@ void HeapWalker::walk() {
     add_start_set();
     add_interpreter_roots(*this);
     add_thread_roots(*this);
+    // Registered describers and the probe's recognisers; heap callbacks add
+    // their roots, native nodes and objects before the first object is processed.
+    describe_->begin();
     pending_.reserve(kMaxPendingEdges + 1024);
     // Software pipeline. Looking up an edge target in the node map is a cache
     // miss (the map is tens of MB), and most objects have only a few edges,
@@ -181,6 +188,7 @@ void HeapWalker::walk() {
             break;
         }
     }
+    add_native_holder_roots();
     apply_adjustments();
     if (start_list_ != nullptr) {
         // The list held one reference to every object that was tracked.
@@ -190,6 +198,8 @@ void HeapWalker::walk() {
     // The maps are only needed while walking: free them before encoding.
     nodes_ = AddressMap(0);
     types_ = AddressMap(0);
+    native_index_ = {};
+    std::vector<NativeEdge>().swap(native_edges_);
 }
 
 void HeapWalker::finish_previews() {
@@ -226,6 +236,7 @@ uint32_t HeapWalker::type_id_for(PyTypeObject* tp) {
     info.type_address = reinterpret_cast<uint64_t>(tp);
     snapshot_.types.push_back(info);
     type_facts_.push_back(classify_type(tp));
+    type_facts_.back().describers = describe_->describers_for(tp);
     id = static_cast<uint32_t>(snapshot_.types.size() - 1);
     bool inserted = false;
     types_.insert(reinterpret_cast<uint64_t>(tp), id, inserted);
@@ -242,6 +253,11 @@ void HeapWalker::process(uint32_t id) {
     // loading them now (type and refcount are read first).
     if (id + 8 < snapshot_.node_address.size())
         __builtin_prefetch(reinterpret_cast<const void*>(snapshot_.node_address[id + 8]));
+    // Native nodes are created flagged (a Python node's flags are 0 until now).
+    if (snapshot_.node_flags[id] & format::kNodeNative) {
+        process_native(id);
+        return;
+    }
     auto* op = reinterpret_cast<PyObject*>(snapshot_.node_address[id]);
     PyTypeObject* tp = Py_TYPE(op);
     uint32_t type_id = type_id_for(tp);
@@ -273,6 +289,8 @@ void HeapWalker::process(uint32_t id) {
     refs_.clear();
     if (!collector.complete && tp->tp_traverse != nullptr && is_gc)
         tp->tp_traverse(op, &HeapWalker::collect_referent, this);
+    if (facts.describers != 0)
+        describe_->describe_instance(op, id, snapshot_.node_size[id], facts.describers, collector);
     emit_edges(collector);
     pending_end_[id % kResolveLag] = pending_.size();
 }
@@ -281,14 +299,20 @@ void HeapWalker::pend(PyObject* target, PyObject* label_object, uint32_t label, 
                       uint8_t flags) {
     nodes_.prefetch(reinterpret_cast<uint64_t>(target));
     if (label_object != nullptr) nodes_.prefetch(reinterpret_cast<uint64_t>(label_object));
-    pending_.push_back({target, label_object, label, static_cast<uint8_t>(kind), flags});
+    pending_.push_back({target, label_object, label, static_cast<uint8_t>(kind), flags, 0});
+}
+
+void HeapWalker::pend_node(uint32_t node, uint32_t label, uint8_t flags) {
+    pending_.push_back({reinterpret_cast<PyObject*>(static_cast<uintptr_t>(node)), nullptr, label,
+                        static_cast<uint8_t>(EdgeKind::Native), flags, 1});
 }
 
 void HeapWalker::resolve(uint32_t source) {
     size_t end = pending_end_[source % kResolveLag];
     for (; pending_head_ < end; ++pending_head_) {
         const PendingEdge& e = pending_[pending_head_];
-        uint32_t target = node_for(e.target);
+        uint32_t target = e.target_is_node ? static_cast<uint32_t>(reinterpret_cast<uintptr_t>(e.target))
+                                           : node_for(e.target);
         if (target == kNoNode) continue;
         uint32_t label = e.label;
         if (e.label_object != nullptr) {
@@ -380,12 +404,136 @@ void HeapWalker::emit_edges(EdgeCollector& collector) {
         case EdgeMode::NotOwned: emit(c, 0); break;
         }
     }
+    // Described edges: a native node's reference to a Python object is
+    // visible to the collector only if this object's tp_traverse reports it.
+    for (uint32_t index : collector.native_matches) {
+        NativeEdge& e = native_edges_[index];
+        if ((e.flags & format::kEdgeOwned) && consume_match(e.object)) e.flags |= format::kEdgeGcVisible;
+    }
+    for (const EdgeCollector::NodeEdge& e : collector.node_edges) pend_node(e.node, e.label, e.flags);
     if (collector.complete) return;
     uint32_t position = 0;
     bool positional = collector.leftover_kind == EdgeKind::Reference;
     for (size_t j = 0; j < refs_.size(); ++j) {
         if (consumed_[j]) continue;
         pend(refs_[j], nullptr, positional ? position++ : 0, collector.leftover_kind, kOwnedVisible);
+    }
+}
+
+// ---------------------------------------------------------- native nodes
+
+uint32_t HeapWalker::native_type(uint32_t name, uint32_t library) {
+    // Keyed on the name alone: the probe's pybind11 recogniser and the
+    // module's own describe callback name the same C++ object with the same
+    // type, which must give one node. The first library to report a name
+    // becomes its module.
+    const uint64_t key = name;
+    auto it = native_types_.find(key);
+    if (it != native_types_.end()) return it->second;
+    TypeInfo info;
+    info.name = name;
+    info.module = library;
+    info.type_address = 0;
+    snapshot_.types.push_back(info);
+    type_facts_.push_back(TypeFacts{});  // keeps type_facts_ indexed by type id
+    const auto id = static_cast<uint32_t>(snapshot_.types.size() - 1);
+    native_types_.emplace(key, id);
+    return id;
+}
+
+uint32_t HeapWalker::native_node(uint32_t type, uint64_t address, uint64_t size, int64_t refcount,
+                                 uint32_t preview, uint32_t library, uint32_t reporter, bool& created,
+                                 bool& writable) {
+    const NativeKey key{address, type};
+    auto it = native_index_.find(key);
+    if (it != native_index_.end()) {
+        const NativeRecord& r = natives_[it->second];
+        created = false;
+        writable = r.reporter == reporter;
+        return r.node;
+    }
+    created = writable = true;
+    const uint32_t node = snapshot_.add_node(address, type, size, refcount, format::kNodeNative, preview);
+    NativeRecord record;
+    record.node = node;
+    record.library = library;
+    record.reporter = reporter;
+    native_index_.emplace(key, static_cast<uint32_t>(natives_.size()));
+    natives_.push_back(record);
+    return node;
+}
+
+namespace {
+template <typename Records>
+auto& record_of(Records& natives, uint32_t node) {
+    // Native nodes are appended in node id order: binary search.
+    auto it = std::lower_bound(natives.begin(), natives.end(), node,
+                               [](const auto& r, uint32_t n) { return r.node < n; });
+    return *it;
+}
+}  // namespace
+
+uint32_t HeapWalker::add_native_edge(uint32_t from, PyObject* target, uint32_t label, uint8_t flags) {
+    NativeRecord& r = record_of(natives_, from);
+    const auto index = static_cast<uint32_t>(native_edges_.size());
+    native_edges_.push_back({target, kNoNode, label, kNoEdgeIndex, flags});
+    if (r.last_edge == kNoEdgeIndex) r.first_edge = index;
+    else native_edges_[r.last_edge].next = index;
+    r.last_edge = index;
+    return index;
+}
+
+void HeapWalker::add_native_edge(uint32_t from, uint32_t to_node, uint32_t label, uint8_t flags) {
+    NativeRecord& r = record_of(natives_, from);
+    const auto index = static_cast<uint32_t>(native_edges_.size());
+    native_edges_.push_back({nullptr, to_node, label, kNoEdgeIndex, flags});
+    if (r.last_edge == kNoEdgeIndex) r.first_edge = index;
+    else native_edges_[r.last_edge].next = index;
+    r.last_edge = index;
+    note_native_in_edge(to_node);
+}
+
+void HeapWalker::note_native_in_edge(uint32_t node) { ++record_of(natives_, node).in_edges; }
+
+void HeapWalker::add_node_root(uint32_t node, format::RootKind kind, uint32_t label, uint32_t count) {
+    RootRef root;
+    root.node = node;
+    root.kind = kind;
+    root.thread = kNoNode;
+    root.label = label;
+    root.count = count;
+    snapshot_.roots.push_back(root);
+    if (snapshot_.node_flags[node] & format::kNodeNative) record_of(natives_, node).rooted = true;
+}
+
+void HeapWalker::process_native(uint32_t id) {
+    const NativeRecord& r = record_of(natives_, id);
+    const uint32_t preview = snapshot_.node_preview[id];
+    if (preview != 0) preview_arena_.append(snapshot_.strings.view(preview));
+    preview_end_.push_back(static_cast<uint32_t>(preview_arena_.size()));
+    for (uint32_t e = r.first_edge; e != kNoEdgeIndex; e = native_edges_[e].next) {
+        const NativeEdge& edge = native_edges_[e];
+        if (edge.object != nullptr) pend(edge.object, nullptr, edge.label, EdgeKind::Native, edge.flags);
+        else pend_node(edge.node, edge.label, edge.flags);
+    }
+    pending_end_[id % kResolveLag] = pending_.size();
+}
+
+// A native node that nothing in the graph holds is held by C/C++ code: the
+// describer vouched that it exists, and no reported edge explains it.
+void HeapWalker::add_native_holder_roots() {
+    for (const NativeRecord& r : natives_) {
+        if (r.in_edges > 0 || r.rooted) continue;
+        std::string label = "held by C/C++ code";
+        std::string_view library = snapshot_.strings.view(r.library);
+        if (!library.empty()) label += " (described by " + std::string(library) + ")";
+        RootRef root;
+        root.node = r.node;
+        root.kind = format::RootKind::Extension;
+        root.thread = kNoNode;
+        root.label = interner_.intern(label);
+        root.count = 0;
+        snapshot_.roots.push_back(root);
     }
 }
 

@@ -21,8 +21,10 @@
 #include <Python.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "address_map.h"
@@ -59,6 +61,7 @@ struct EdgeCandidate {
 };
 
 class HeapWalker;
+class DescribeSession;
 
 // Collects one object's candidate edges; the walker matches and emits them.
 class EdgeCollector {
@@ -76,6 +79,8 @@ public:
     void field(PyObject* target, const char* name, EdgeMode mode);
     void reset() {
         candidates.clear();
+        node_edges.clear();
+        native_matches.clear();
         leftover_kind = format::EdgeKind::Reference;
         complete = false;
     }
@@ -88,6 +93,17 @@ public:
     // tp_traverse is then not called.
     bool complete = false;
 
+    // Described edges (describe API): from this object to native nodes, and
+    // the native nodes' edges to Python objects whose GC visibility this
+    // object's tp_traverse decides (indexes into HeapWalker's native edges).
+    struct NodeEdge {
+        uint32_t node;
+        uint32_t label;
+        uint8_t flags;
+    };
+    std::vector<NodeEdge> node_edges;
+    std::vector<uint32_t> native_matches;
+
 private:
     HeapWalker& walker_;
 };
@@ -97,7 +113,7 @@ public:
     explicit HeapWalker(Snapshot& snapshot);
     // Destroyed with the GIL held (it may still own the start-set list if
     // the walk was interrupted by an exception).
-    ~HeapWalker() { Py_XDECREF(start_list_); }
+    ~HeapWalker();
     HeapWalker(const HeapWalker&) = delete;
     HeapWalker& operator=(const HeapWalker&) = delete;
 
@@ -124,18 +140,71 @@ public:
     uint32_t add_thread(uint64_t ident, std::string_view name, bool is_main);
     Snapshot& snapshot() { return snapshot_; }
 
+    // --- native nodes (describe API; describe_session.cpp fills them) ----
+    // Type id of a native type: a C++ type name (first reported by `library`).
+    uint32_t native_type(uint32_t name, uint32_t library);
+    // The native node for (address, type), created if new (`created` says
+    // which). `reporter` is the Python object being described (its node
+    // id), or kHeapReporter for heap callbacks: a node's out-edges may only
+    // be added while describing the reporter that created it (so that two
+    // objects sharing one C++ object do not report its references twice),
+    // which `writable` says.
+    static constexpr uint32_t kHeapReporter = 0xFFFFFFFEu;
+    uint32_t native_node(uint32_t type, uint64_t address, uint64_t size, int64_t refcount,
+                         uint32_t preview, uint32_t library, uint32_t reporter, bool& created,
+                         bool& writable);
+    // Out-edges of a writable native node. Returns the index of the edge
+    // (for GC-visibility matching, see EdgeCollector).
+    uint32_t add_native_edge(uint32_t from, PyObject* target, uint32_t label, uint8_t flags);
+    void add_native_edge(uint32_t from, uint32_t to_node, uint32_t label, uint8_t flags);
+    // Counts an in-edge of a native node (nodes nothing holds become roots).
+    void note_native_in_edge(uint32_t node);
+    void add_node_root(uint32_t node, format::RootKind kind, uint32_t label, uint32_t count);
+    const DescribeSession& describe_session() const { return *describe_; }
+
 private:
     friend class EdgeCollector;
     struct TraverseBuffer;
 
     // An edge whose target (and label object) still has to be turned into a
-    // node id; see walk() for why resolution lags behind processing.
+    // node id; see walk() for why resolution lags behind processing. Edges
+    // to native nodes carry the node id already (target_is_node).
     struct PendingEdge {
         PyObject* target;
         PyObject* label_object;
         uint32_t label;
         uint8_t kind;
         uint8_t flags;
+        uint8_t target_is_node;
+    };
+
+    // Native nodes: their out-edges wait here until the walk processes them.
+    static constexpr uint32_t kNoEdgeIndex = 0xFFFFFFFFu;
+    struct NativeEdge {
+        PyObject* object;   // Python target, or nullptr
+        uint32_t node;      // native target when object is nullptr
+        uint32_t label;
+        uint32_t next;      // next edge of the same source, kNoEdgeIndex at the end
+        uint8_t flags;
+    };
+    struct NativeRecord {
+        uint32_t node;
+        uint32_t library;   // string id
+        uint32_t reporter;  // see native_node()
+        uint32_t first_edge = kNoEdgeIndex;
+        uint32_t last_edge = kNoEdgeIndex;
+        uint32_t in_edges = 0;
+        bool rooted = false;
+    };
+    struct NativeKey {
+        uint64_t address;
+        uint32_t type;
+        bool operator==(const NativeKey& o) const { return address == o.address && type == o.type; }
+    };
+    struct NativeKeyHash {
+        size_t operator()(const NativeKey& k) const {
+            return std::hash<uint64_t>()(k.address * 0x9E3779B97F4A7C15ull ^ k.type);
+        }
     };
 
     void add_start_set();
@@ -150,6 +219,9 @@ private:
     void emit_edges(EdgeCollector& collector);
     bool consume_match(PyObject* target);
     void apply_adjustments();
+    void process_native(uint32_t id);
+    void pend_node(uint32_t node, uint32_t label, uint8_t flags);
+    void add_native_holder_roots();
 
     Snapshot& snapshot_;
     StringInterner interner_;
@@ -185,6 +257,12 @@ private:
     bool sorted_ready_ = false;
     size_t cursor_ = 0;
     std::string scratch_;
+
+    std::unique_ptr<DescribeSession> describe_;
+    std::vector<NativeRecord> natives_;          // in node id order
+    std::vector<NativeEdge> native_edges_;
+    std::unordered_map<NativeKey, uint32_t, NativeKeyHash> native_index_;  // -> natives_ index
+    std::unordered_map<uint64_t, uint32_t> native_types_;  // type name string id -> type id
 
 public:
     static int collect_referent(PyObject* op, void* self);

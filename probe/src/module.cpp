@@ -16,8 +16,10 @@
 #include <filesystem>
 #include <string>
 
+#include "census.h"
 #include "compat.h"
 #include "debug_report.h"
+#include "describe_session.h"
 #include "heap_walker.h"
 #include "python_text.h"
 #include "refscope/format/snapshot_io.h"
@@ -31,6 +33,25 @@ namespace {
 // to the walk), which the walk subtracts like the argument references.
 PyObject* g_snapshot_function = nullptr;
 PyObject* g_debug_function = nullptr;
+PyObject* g_census_function = nullptr;
+
+// True while a walk runs. A describe callback that (against the rules) calls
+// back into snapshot() must not start a second walk over the first one's
+// half-built state.
+bool g_walking = false;
+
+struct WalkingFlag {
+    WalkingFlag() { g_walking = true; }
+    ~WalkingFlag() { g_walking = false; }
+    WalkingFlag(const WalkingFlag&) = delete;
+    WalkingFlag& operator=(const WalkingFlag&) = delete;
+};
+
+bool refuse_reentry() {
+    if (!g_walking) return false;
+    PyErr_SetString(PyExc_RuntimeError, "refscope: a snapshot is already being taken (re-entered from a describe callback?)");
+    return true;
+}
 
 struct WalkRequest {
     bool collect = true;
@@ -59,6 +80,7 @@ void run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkRequest& request
     fill_header(snapshot.header, request.collect, request.sequence, request.label);
     int gc_state = compat::gc_disable_saving_state();
     if (gc_state < 0) PyErr_Clear();
+    WalkingFlag walking;
     if (callable != nullptr) walker.subtract_reference(callable);
     for (Py_ssize_t i = 0; i < nargs; ++i) walker.subtract_reference(args[i]);
     auto start = std::chrono::steady_clock::now();
@@ -74,16 +96,28 @@ void run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkRequest& request
     compat::gc_restore_state(gc_state);
 }
 
-PyObject* stats_dict(const Snapshot& s, double walk_seconds, double write_seconds, uint64_t bytes) {
-    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:K,s:d,s:d}", "nodes", static_cast<Py_ssize_t>(s.node_count()),
+PyObject* describe_dict(const DescribeStats& d) {
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K}", "registrations",
+                         static_cast<unsigned long long>(d.registrations), "calls",
+                         static_cast<unsigned long long>(d.calls), "failed_calls",
+                         static_cast<unsigned long long>(d.failed_calls), "dropped_reports",
+                         static_cast<unsigned long long>(d.dropped_reports), "native_nodes",
+                         static_cast<unsigned long long>(d.native_nodes), "disabled",
+                         static_cast<unsigned long long>(d.disabled));
+}
+
+PyObject* stats_dict(const Snapshot& s, const DescribeStats& d, double walk_seconds, double write_seconds,
+                     uint64_t bytes) {
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:K,s:d,s:d,s:N}", "nodes", static_cast<Py_ssize_t>(s.node_count()),
                          "edges", static_cast<Py_ssize_t>(s.edge_count()), "roots",
                          static_cast<Py_ssize_t>(s.roots.size()), "threads",
                          static_cast<Py_ssize_t>(s.threads.size()), "bytes",
                          static_cast<unsigned long long>(bytes), "walk_seconds", walk_seconds,
-                         "write_seconds", write_seconds);
+                         "write_seconds", write_seconds, "describe", describe_dict(d));
 }
 
 PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    if (refuse_reentry()) return nullptr;
     try {
         if (nargs < 1 || nargs > 4) {
             PyErr_SetString(PyExc_TypeError, "snapshot(path, collect=True, sequence=0, label='')");
@@ -142,7 +176,8 @@ PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
             PyErr_SetString(os_error ? PyExc_OSError : PyExc_RuntimeError, error.c_str());
             return nullptr;
         }
-        return stats_dict(snapshot, static_cast<double>(snapshot.header.walk_ns) / 1e9, write_seconds, bytes);
+        return stats_dict(snapshot, walker.describe_session().stats(),
+                          static_cast<double>(snapshot.header.walk_ns) / 1e9, write_seconds, bytes);
     } catch (const std::bad_alloc&) {
         return PyErr_NoMemory();
     } catch (const std::exception& e) {
@@ -155,6 +190,7 @@ PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 }
 
 PyObject* probe_debug_walk(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    if (refuse_reentry()) return nullptr;
     try {
         WalkRequest request;
         request.collect = false;
@@ -174,7 +210,58 @@ PyObject* probe_debug_walk(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
         HeapWalker walker(snapshot);
         run_walk(walker, snapshot, request, g_debug_function, args, nargs);
         walker.finish_previews();
-        return debug_report(snapshot, watch);
+        PyObject* report = debug_report(snapshot, watch);
+        if (report == nullptr) return nullptr;
+        PyObject* described = describe_dict(walker.describe_session().stats());
+        if (described == nullptr || PyDict_SetItemString(report, "describe", described) < 0) Py_CLEAR(report);
+        Py_XDECREF(described);
+        return report;
+    } catch (const std::bad_alloc&) {
+        return PyErr_NoMemory();
+    } catch (const std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        return nullptr;
+    } catch (...) {
+        PyErr_SetString(PyExc_RuntimeError, "refscope probe: unknown C++ exception");
+        return nullptr;
+    }
+}
+
+// _census(types, excluded_packages) -> [(address, type address, name, module)]
+// The objects alive now (no collection first), for refscope.leak_check:
+// instances of `types` (a tuple of types; empty: any type) whose module's
+// top-level package is not in `excluded_packages` (a tuple of str; ignored
+// when types are given).
+PyObject* probe_census(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    if (refuse_reentry()) return nullptr;
+    try {
+        if (nargs != 2 || !PyTuple_Check(args[0]) || !PyTuple_Check(args[1])) {
+            PyErr_SetString(PyExc_TypeError, "_census(types: tuple, excluded_packages: tuple)");
+            return nullptr;
+        }
+        CensusFilter filter;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[0]); ++i) {
+            PyObject* t = PyTuple_GET_ITEM(args[0], i);
+            if (!PyType_Check(t)) {
+                PyErr_SetString(PyExc_TypeError, "types must be a tuple of types");
+                return nullptr;
+            }
+            filter.types.push_back(reinterpret_cast<PyTypeObject*>(t));
+        }
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[1]); ++i) {
+            std::string package;
+            if (!append_utf8(package, PyTuple_GET_ITEM(args[1], i), 200)) {
+                PyErr_SetString(PyExc_TypeError, "excluded_packages must be a tuple of str");
+                return nullptr;
+            }
+            filter.excluded_packages.insert(package);
+        }
+        WalkRequest request;
+        request.collect = false;
+        Snapshot snapshot;
+        HeapWalker walker(snapshot);
+        run_walk(walker, snapshot, request, g_census_function, args, nargs);
+        return census(snapshot, filter);
     } catch (const std::bad_alloc&) {
         return PyErr_NoMemory();
     } catch (const std::exception& e) {
@@ -194,6 +281,9 @@ PyMethodDef g_methods[] = {
     {"_debug_walk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&probe_debug_walk)),
      METH_FASTCALL,
      "_debug_walk(collect=False, watch=()) -> dict\n\nTest hook: walk without writing, report counts."},
+    {"_census", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&probe_census)), METH_FASTCALL,
+     "_census(types, excluded_packages) -> list\n\n"
+     "(address, type address, name, module) of the live objects leak_check watches."},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -224,7 +314,24 @@ PyMODINIT_FUNC PyInit__probe(void) {
         if (module == nullptr) return nullptr;
         g_snapshot_function = find_function(module, &g_methods[0]);
         g_debug_function = find_function(module, &g_methods[1]);
+        g_census_function = find_function(module, &g_methods[2]);
         if (PyModule_AddStringConstant(module, "PROBE_VERSION", REFSCOPE_PROBE_VERSION) < 0) {
+            Py_DECREF(module);
+            return nullptr;
+        }
+        // The describe API's function table (refscope/describe.h). Libraries
+        // never need it to register (they publish to the registry); it is
+        // here for tools that check the probe's ABI version, and it is the
+        // same table every callback receives.
+        PyObject* api = PyCapsule_New(const_cast<refscope_describe_api*>(describe_api()),
+                                      REFSCOPE_DESCRIBE_API_CAPSULE, nullptr);
+        if (api == nullptr || PyModule_AddObject(module, "_describe_api", api) < 0) {
+            Py_XDECREF(api);
+            Py_DECREF(module);
+            return nullptr;
+        }
+        if (PyModule_AddIntConstant(module, "DESCRIBE_ABI_MAJOR", REFSCOPE_DESCRIBE_ABI_MAJOR) < 0 ||
+            PyModule_AddIntConstant(module, "DESCRIBE_ABI_MINOR", REFSCOPE_DESCRIBE_ABI_MINOR) < 0) {
             Py_DECREF(module);
             return nullptr;
         }

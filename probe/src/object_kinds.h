@@ -50,6 +50,8 @@ struct TypeFacts {
     // (PyMember_SetOne increfs, the type's dealloc decrefs), whether or not
     // the type's tp_traverse reports it.
     bool object_members = false;
+    // Describer list of the type (DescribeSession::describers_for), 0 = none.
+    uint32_t describers = 0;
 };
 
 TypeFacts classify_type(PyTypeObject* tp);

@@ -3,10 +3,13 @@
 #include <algorithm>
 
 #include "refscope/analysis/edge_labels.h"
+#include "native_holders.h"
 #include "retaining_edges.h"
 
 namespace refscope::analysis {
 namespace {
+
+using detail::is_native;
 
 template <typename T>
 void release(std::vector<T>& v) {
@@ -203,20 +206,37 @@ void Cycles::classify() {
     };
     for (uint32_t c = 0; c < cycles; ++c) {
         CycleInfo& info = info_[c];
+        int culprit_rank = -1;
         for (uint32_t n : members(c)) {
             for (uint32_t e : index_->out_edges(n)) {
+                // An edge into a native node (a C++ object a describe
+                // callback reported) is never seen by the collector; what
+                // decides is whether the reference into the next Python
+                // object is, so only those edges can be culprits.
                 if (!index_->retains(e) || (s.edge_flags[e] & format::kEdgeGcVisible) != 0 ||
-                    cycle_of_[s.edge_target[e]] != c) {
+                    cycle_of_[s.edge_target[e]] != c || is_native(s, s.edge_target[e])) {
                     continue;
                 }
-                const bool type_traverses_elsewhere = traverses(n);
-                if (info.culprit_edge == kNoEdge ||
-                    (info.culprit_type_traverses && !type_traverses_elsewhere)) {
+                // A native source speaks for the Python object holding it.
+                uint32_t holder = n;
+                if (is_native(s, n)) {
+                    const std::vector<uint32_t> chain = detail::python_holder_chain(
+                        *index_, n, [&](uint32_t m) { return cycle_of_[m] == c; });
+                    holder = chain.empty() ? kNoNode : s.edge_source[chain.front()];
+                }
+                const bool type_traverses_elsewhere = holder != kNoNode && traverses(holder);
+                // Preferred: a type with no tp_traverse at all, then a
+                // described C++ reference (the member to fix) over an
+                // implicit one such as an instance's __class__.
+                const bool described = s.edge_kind[e] == static_cast<uint8_t>(format::EdgeKind::Native);
+                const int rank = (type_traverses_elsewhere ? 0 : 2) + (described ? 1 : 0);
+                if (info.culprit_edge == kNoEdge || rank > culprit_rank) {
                     info.culprit_edge = e;
                     info.culprit_type_traverses = type_traverses_elsewhere;
+                    culprit_rank = rank;
                 }
             }
-            if (info.culprit_edge != kNoEdge && !info.culprit_type_traverses) break;
+            if (culprit_rank == 3) break;
         }
         if (info.reachable) {
             info.fate = CycleFate::Alive;
@@ -303,9 +323,10 @@ std::string Cycles::explain(uint32_t cycle) const {
     const CycleInfo& info = info_[cycle];
     std::string invisible;
     if (info.culprit_edge != kNoEdge) {
-        const uint32_t source = s.edge_source[info.culprit_edge];
-        const std::string type(type_name(s, source));
-        const std::string edge = describe_edge(s, info.culprit_edge);
+        // "Wrapper holds Wrapper::value": for a C++ member, the Python
+        // object above it and the members leading to the reference.
+        const auto [type, edge] = detail::invisible_hold(
+            *index_, info.culprit_edge, [&](uint32_t m) { return cycle_of_[m] == cycle; });
         invisible = info.culprit_type_traverses
                         ? type + "'s tp_traverse does not report " + edge
                         : type + " holds " + edge + " without tp_traverse";

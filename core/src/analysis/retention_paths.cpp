@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "native_holders.h"
 #include "refscope/analysis/edge_labels.h"
 
 namespace refscope::analysis {
@@ -131,8 +132,11 @@ NoPathExplanation RetentionPaths::explain_unreachable(uint32_t node, uint32_t se
             const uint32_t source = index_->source(e);
             // Only references into tracked objects matter to the collector
             // (keys of str-keyed dicts are owned and unreported, harmlessly).
+            // A described C++ reference (from a native node) counts whatever
+            // its target: C++ holders keep non-GC objects alive too.
             if (result.invisible_edge == kNoEdge && (s.edge_flags[e] & format::kEdgeGcVisible) == 0 &&
-                (s.node_flags[index_->target(e)] & format::kNodeGcTracked) != 0) {
+                ((s.node_flags[index_->target(e)] & format::kNodeGcTracked) != 0 ||
+                 detail::is_native(s, source))) {
                 result.invisible_edge = e;
             }
             if (!toward.emplace(source, e).second) continue;
@@ -163,10 +167,12 @@ NoPathExplanation RetentionPaths::explain_unreachable(uint32_t node, uint32_t se
                       ", which has " + cannot_see(result.unexplained);
     } else if (result.invisible_edge != kNoEdge) {
         result.reason = NoPathExplanation::Reason::HeldByInvisibleReference;
-        const uint32_t e = result.invisible_edge;
+        // A C++ member (a native source) is named through the Python
+        // object that holds it: "Wrapper holds Wrapper::value".
+        const auto [holder, edge] =
+            detail::invisible_hold(*index_, result.invisible_edge, [](uint32_t) { return true; });
         result.text = "no path from GC roots: held through a reference the garbage collector cannot "
-                      "see: " + std::string(type_name(s, index_->source(e))) + " holds " +
-                      describe_edge(s, e) + " without reporting it in tp_traverse, so the "
+                      "see: " + holder + " holds " + edge + " without reporting it in tp_traverse, so the "
                       "collector can never free it";
     } else if (result.search_truncated) {
         result.text = "no path from GC roots; the search for a holder with unexplained surplus "

@@ -1,0 +1,218 @@
+// The probe's NumPy and Numba recognisers.
+//
+// NumPy: an ndarray that owns its data gets a native node "ndarray data"
+// (the bytes, shape and dtype in its preview) through an owned edge `data`;
+// every ndarray gets its owned `base` and `dtype` edges (ndarray is not a GC
+// type, so nothing reports them: a view's base showed as unexplained
+// surplus); arrays of Python objects get an edge per element from their data
+// node. Keyed on NumPy's C ABI version, read from its own API table
+// (PyArray_GetNDArrayCVersion, a C function returning a constant): the
+// PyArrayObject_fields and PyArray_Descr layouts restated below are the
+// public ABI of NumPy 1.x (ABI 0x01000009), which NumPy keeps stable across
+// 1.x minors; mem_handler exists from C API feature version 0xF (1.22).
+// NumPy 2 (ABI 0x02000000) changed PyArray_Descr, and no NumPy 2 is available
+// here to verify a layout against: it is not recognised (degrades to nothing).
+//
+// Numba: each numba.core.runtime._nrt_python._MemInfo Python object gets a
+// native node for its NRT MemInfo (refcount, bytes: the MemInfo header and
+// its data, allocated together). Keyed on numba.__version__: the MemInfo and
+// MemInfoObject layouts below are those of Numba 0.56 (verified against the
+// sources Debian ships in python3-numba), unchanged in later releases' nrt.c;
+// versions outside 0.49 to 0.x are not recognised.
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "describe_session.h"
+#include "heap_walker.h"
+#include "python_text.h"
+
+namespace refscope::probe {
+namespace {
+
+// ------------------------------------------------------------------ NumPy
+
+// numpy/ndarraytypes.h, NumPy 1.x (ABI 0x01000009): the public fields.
+struct NumpyDescr1 {
+    PyObject_HEAD
+    PyTypeObject* typeobj;
+    char kind;
+    char type;
+    char byteorder;
+    char flags;
+    int type_num;
+    int elsize;
+    int alignment;
+};
+
+struct NumpyArray1 {
+    PyObject_HEAD
+    char* data;
+    int nd;
+    Py_ssize_t* dimensions;
+    Py_ssize_t* strides;
+    PyObject* base;
+    NumpyDescr1* descr;
+    int flags;
+    PyObject* weakreflist;
+    void* buffer_info;     // feature version >= 0xE (1.20)
+    PyObject* mem_handler; // feature version >= 0xF (1.22): owned when OWNDATA
+};
+
+constexpr unsigned kNumpyAbi1 = 0x01000009;
+constexpr unsigned kFeatureMemHandler = 0xF;
+constexpr int kOwnData = 0x0004;      // NPY_ARRAY_OWNDATA
+constexpr int kContiguous = 0x0003;   // NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_F_CONTIGUOUS
+constexpr int kObjectTypeNum = 17;    // NPY_OBJECT
+constexpr size_t kMaxObjectElements = 60000;  // stays under the per-call bound
+
+struct NumpyState {
+    bool mem_handler = false;
+};
+NumpyState g_numpy;
+
+void format_shape(const NumpyArray1* a, std::string& out) {
+    out += '(';
+    for (int i = 0; i < a->nd && i < 32; ++i) {
+        if (i > 0) out += ", ";
+        out += std::to_string(a->dimensions[i]);
+    }
+    if (a->nd == 1) out += ',';
+    out += ')';
+}
+
+int describe_ndarray(const refscope_describe_api* api, refscope_describe_sink* sink, PyObject* self, void*) {
+    auto* a = reinterpret_cast<NumpyArray1*>(self);
+    if (a->descr != nullptr)
+        api->object_edge(sink, REFSCOPE_SELF, reinterpret_cast<PyObject*>(a->descr), "dtype", REFSCOPE_EDGE_ATTRIBUTE);
+    if (a->base != nullptr) api->object_edge(sink, REFSCOPE_SELF, a->base, "base", REFSCOPE_EDGE_ATTRIBUTE);
+    if (!(a->flags & kOwnData) || a->data == nullptr || a->descr == nullptr || a->nd < 0 || a->nd > 64) return 0;
+    if (g_numpy.mem_handler && a->mem_handler != nullptr)
+        api->object_edge(sink, REFSCOPE_SELF, a->mem_handler, "mem_handler", 0);
+
+    uint64_t elements = 1;
+    bool overflow = false;
+    for (int i = 0; i < a->nd; ++i) {
+        const Py_ssize_t d = a->dimensions[i];
+        overflow |= d < 0 || __builtin_mul_overflow(elements, static_cast<uint64_t>(d), &elements);
+    }
+    uint64_t bytes = 0;
+    overflow |= a->descr->elsize < 0 ||
+                __builtin_mul_overflow(elements, static_cast<uint64_t>(a->descr->elsize), &bytes);
+    if (overflow) return 0;
+
+    refscope_node data = api->native_node(sink, "ndarray data", 0, a->data, bytes);
+    std::string preview;
+    const char* dtype = a->descr->typeobj != nullptr ? a->descr->typeobj->tp_name : "?";
+    if (std::strncmp(dtype, "numpy.", 6) == 0) dtype += 6;
+    preview = dtype;
+    preview += ' ';
+    format_shape(a, preview);
+    api->native_details(sink, data, -1, preview.c_str());
+    api->native_edge(sink, REFSCOPE_SELF, data, "data", 0);
+
+    // An object array's buffer holds a reference to each element; nothing
+    // reports them to the collector (ndarray has no tp_traverse).
+    if (a->descr->type_num == kObjectTypeNum && (a->flags & kContiguous) &&
+        a->descr->elsize == static_cast<int>(sizeof(PyObject*))) {
+        auto** items = reinterpret_cast<PyObject**>(a->data);
+        char label[32];
+        const uint64_t shown = elements < kMaxObjectElements ? elements : kMaxObjectElements;
+        for (uint64_t i = 0; i < shown; ++i) {
+            if (items[i] == nullptr) continue;
+            std::snprintf(label, sizeof label, "[%llu]", static_cast<unsigned long long>(i));
+            api->object_edge(sink, data, items[i], label, 0);
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+void recognise_numpy(DescribeSession& session) {
+    // NumPy 1.x keeps its C API table in numpy.core._multiarray_umath.
+    PyObject* module = dict_find_str(PyImport_GetModuleDict(), "numpy.core._multiarray_umath");
+    if (module == nullptr || !PyModule_Check(module)) return;
+    PyObject* capsule = dict_find_str(PyModule_GetDict(module), "_ARRAY_API");
+    if (capsule == nullptr || !PyCapsule_IsValid(capsule, nullptr)) return;
+    auto** api = static_cast<void**>(PyCapsule_GetPointer(capsule, nullptr));
+    if (api == nullptr) return;
+    // Slot 0: PyArray_GetNDArrayCVersion; slot 211: ...CFeatureVersion;
+    // slot 2: &PyArray_Type. Both functions return constants.
+    auto abi = reinterpret_cast<unsigned (*)(void)>(api[0]);
+    auto feature = reinterpret_cast<unsigned (*)(void)>(api[211]);
+    if (abi == nullptr || abi() != kNumpyAbi1 || feature == nullptr) return;
+    auto* array_type = static_cast<PyTypeObject*>(api[2]);
+    if (array_type == nullptr || array_type->tp_basicsize < static_cast<Py_ssize_t>(offsetof(NumpyArray1, weakreflist)))
+        return;
+    g_numpy.mem_handler = feature() >= kFeatureMemHandler &&
+                          array_type->tp_basicsize >= static_cast<Py_ssize_t>(sizeof(NumpyArray1));
+    Describer d;
+    d.library = "numpy";
+    d.describe_instance = &describe_ndarray;
+    session.add(array_type, d);
+}
+
+// ------------------------------------------------------------------ Numba
+
+namespace {
+
+// numba/core/runtime/nrt.c (struct MemInfo) and _nrt_python.c
+// (MemInfoObject), Numba 0.56.
+struct NrtMemInfo {
+    size_t refct;
+    void (*dtor)(void*, size_t, void*);
+    void* dtor_info;
+    void* data;
+    size_t size;
+    void* external_allocator;
+};
+
+struct MemInfoObject {
+    PyObject_HEAD
+    NrtMemInfo* meminfo;
+};
+
+int describe_meminfo(const refscope_describe_api* api, refscope_describe_sink* sink, PyObject* self, void*) {
+    NrtMemInfo* mi = reinterpret_cast<MemInfoObject*>(self)->meminfo;
+    if (mi == nullptr) return 0;
+    // NRT allocates the MemInfo and its data in one block.
+    const uint64_t bytes = sizeof(NrtMemInfo) + mi->size;
+    refscope_node node = api->native_node(sink, "NRT_MemInfo", 0, mi, bytes);
+    char preview[64];
+    std::snprintf(preview, sizeof preview, "refct %zu, %zu bytes", mi->refct, mi->size);
+    api->native_details(sink, node, static_cast<int64_t>(mi->refct), preview);
+    api->native_edge(sink, REFSCOPE_SELF, node, "meminfo", 0);
+    return 0;
+}
+
+// "0.56.4" -> 56 (minor) when the major is 0; -1 otherwise.
+int numba_minor(PyObject* version) {
+    std::string text;
+    if (version == nullptr || !append_utf8(text, version, 32)) return -1;
+    int major = -1, minor = -1;
+    if (std::sscanf(text.c_str(), "%d.%d", &major, &minor) != 2 || major != 0) return -1;
+    return minor;
+}
+
+}  // namespace
+
+void recognise_numba(DescribeSession& session) {
+    PyObject* modules = PyImport_GetModuleDict();
+    PyObject* numba = dict_find_str(modules, "numba");
+    PyObject* nrt = dict_find_str(modules, "numba.core.runtime._nrt_python");
+    if (numba == nullptr || nrt == nullptr || !PyModule_Check(numba) || !PyModule_Check(nrt)) return;
+    const int minor = numba_minor(dict_find_str(PyModule_GetDict(numba), "__version__"));
+    if (minor < 49) return;
+    PyObject* type = dict_find_str(PyModule_GetDict(nrt), "_MemInfo");
+    if (type == nullptr || !PyType_Check(type)) return;
+    auto* tp = reinterpret_cast<PyTypeObject*>(type);
+    if (tp->tp_basicsize != static_cast<Py_ssize_t>(sizeof(MemInfoObject))) return;
+    Describer d;
+    d.library = "numba";
+    d.describe_instance = &describe_meminfo;
+    session.add(tp, d);
+}
+
+}  // namespace refscope::probe
