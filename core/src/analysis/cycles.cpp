@@ -4,7 +4,6 @@
 
 #include "refscope/analysis/edge_labels.h"
 #include "retaining_edges.h"
-#include "format/huge_pages.h"
 
 namespace refscope::analysis {
 namespace {
@@ -68,7 +67,7 @@ void Cycles::find_components() {
     // its component is complete it holds that component's number, counting
     // down from `nodes`. Finished numbers stay above every live index, so
     // "rindex[w] < rindex[v]" is true only for a w still on the stack.
-    std::vector<uint32_t> rindex = memory::huge_vector<uint32_t>(nodes, 0);
+    std::vector<uint32_t> rindex(nodes, 0);
     std::vector<uint64_t> self_loop((size_t{nodes} + 63) / 64, 0);
     uint32_t next_index = 1;
     uint32_t next_component = nodes;
@@ -133,7 +132,7 @@ void Cycles::find_components() {
     // cycle id (marked by the top bit; sizes and ids stay below 2^31).
     constexpr uint32_t kAssigned = 0x80000000u;
     const uint32_t components = nodes - next_component;
-    std::vector<uint32_t> entry = memory::huge_vector<uint32_t>(components, 0);
+    std::vector<uint32_t> entry(components, 0);
     for (uint32_t n = 0; n < nodes; ++n) ++entry[nodes - rindex[n]];
     std::vector<uint32_t> sizes;
     for (uint32_t n = 0; n < nodes; ++n) {
@@ -156,7 +155,7 @@ void Cycles::find_components() {
     const uint32_t cycles = static_cast<uint32_t>(sizes.size());
     member_offset_.assign(size_t{cycles} + 1, 0);
     for (uint32_t c = 0; c < cycles; ++c) member_offset_[c + 1] = member_offset_[c] + sizes[c];
-    memory::resize_huge(members_, member_offset_[cycles]);
+    members_.resize(member_offset_[cycles]);
     std::vector<uint32_t> cursor(member_offset_.begin(), member_offset_.end() - 1);
     for (uint32_t n = 0; n < nodes; ++n) {
         if (cycle_of_[n] != kNoCycle) members_[cursor[cycle_of_[n]]++] = n;
@@ -245,7 +244,7 @@ void Cycles::find_holders() {
     // reach) records for each object the nearest such holder.
     const uint32_t nodes = index_->node_count();
     const uint32_t* targets = index_->snapshot().edge_target.data();
-    std::vector<uint32_t> holder = memory::huge_vector<uint32_t>(nodes, kNoNode);
+    std::vector<uint32_t> holder(nodes, kNoNode);
     std::vector<uint32_t> queue;
     const auto seed = [&](uint32_t n) {
         if (paths_->reachable(n) || holder[n] != kNoNode) return;

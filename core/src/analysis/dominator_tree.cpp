@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "retaining_edges.h"
-#include "format/huge_pages.h"
 
 namespace refscope::analysis {
 namespace {
@@ -46,9 +45,9 @@ Numbering number_vertices(const GraphIndex& index, const RootClasses& roots, Dom
     const uint32_t nodes = index.node_count();
     const detail::RetainingEdges edges(index);
     Numbering out;
-    memory::assign_huge(out.number, size_t{nodes} + 2, kUnnumbered);
-    memory::resize_huge(out.vertex, size_t{nodes} + 2);
-    memory::resize_huge(out.parent, size_t{nodes} + 2);
+    out.number.assign(size_t{nodes} + 2, kUnnumbered);
+    out.vertex.resize(size_t{nodes} + 2);
+    out.parent.resize(size_t{nodes} + 2);
     const auto visit = [&](uint32_t slot, uint32_t parent_number) {
         const uint32_t k = out.count++;
         out.number[slot] = k;
@@ -147,8 +146,8 @@ Predecessors list_predecessors(const GraphIndex& index, const Numbering& numberi
     const uint32_t total = bucket_start[buckets];
 
     Predecessors out;
-    memory::resize_huge(out.number, total);
-    std::vector<uint16_t> low_bits = memory::huge_vector<uint16_t>(total);
+    out.number.resize(total);
+    std::vector<uint16_t> low_bits(total);
     {
         std::vector<uint32_t> cursor(bucket_start.begin(), bucket_start.end() - 1);
         for (uint32_t e = 0; e < edges; ++e) {
@@ -160,7 +159,7 @@ Predecessors list_predecessors(const GraphIndex& index, const Numbering& numberi
             low_bits[position] = static_cast<uint16_t>(t & (kBucket - 1));
         }
     }
-    memory::assign_huge(out.offset, size_t{nodes} + 1, 0u);
+    out.offset.assign(size_t{nodes} + 1, 0);
     std::vector<uint32_t> slot(kBucket);
     std::vector<uint32_t> scratch;
     for (uint32_t b = 0; b < buckets; ++b) {
@@ -219,10 +218,10 @@ std::vector<uint32_t> immediate_dominators(const GraphIndex& index, const RootCl
         uint32_t size;
         uint32_t child;
     };
-    std::vector<ForestEntry> forest = memory::huge_vector<ForestEntry>(size_t{count} + 1);
+    std::vector<ForestEntry> forest(size_t{count} + 1);
     forest[0] = {0, 0, 0, 0};
     for (uint32_t x = 1; x <= count; ++x) forest[x] = {0, x, 1, 0};
-    std::vector<uint32_t> semi = memory::huge_vector<uint32_t>(count, 0);  // by number, as numbers
+    std::vector<uint32_t> semi(count, 0);  // by number, as numbers
     std::vector<uint32_t> path;  // compression stack, reused
 
     // Smallest best on the path from x to the root of its tree, excluding
@@ -356,8 +355,8 @@ DominatorTree::DominatorTree(const GraphIndex& index, const RootClasses& roots, 
     // number than what it dominates, so a vertex's total is complete before
     // it is added to its dominator.
     const uint64_t* sizes = index.snapshot().node_size.data();
-    std::vector<uint64_t> size_by_number = memory::huge_vector<uint64_t>(count, 0);
-    std::vector<uint32_t> count_by_number = memory::huge_vector<uint32_t>(count, 0);
+    std::vector<uint64_t> size_by_number(count, 0);
+    std::vector<uint32_t> count_by_number(count, 0);
     for (uint32_t i = count; i-- > 1;) {
         const uint32_t v = vertex[i];
         if (v < nodes) {
@@ -368,10 +367,10 @@ DominatorTree::DominatorTree(const GraphIndex& index, const RootClasses& roots, 
         count_by_number[idom_number[i]] += count_by_number[i];
     }
 
-    memory::assign_huge(idom_, slots, kNoNode);
-    memory::assign_huge(retained_size_, slots, uint64_t{0});
-    memory::assign_huge(retained_count_, slots, 0u);
-    memory::assign_huge(child_offset_, size_t{slots} + 1, 0u);
+    idom_.assign(slots, kNoNode);
+    retained_size_.assign(slots, 0);
+    retained_count_.assign(slots, 0);
+    child_offset_.assign(size_t{slots} + 1, 0);
     for (uint32_t i = 0; i < count; ++i) {
         const uint32_t v = vertex[i];
         retained_size_[v] = size_by_number[i];
@@ -389,7 +388,7 @@ DominatorTree::DominatorTree(const GraphIndex& index, const RootClasses& roots, 
 
     // Children grouped by dominator, each group in increasing slot order.
     for (uint32_t s = 0; s < slots; ++s) child_offset_[s + 1] += child_offset_[s];
-    memory::resize_huge(children_, child_offset_[slots]);
+    children_.resize(child_offset_[slots]);
     std::vector<uint32_t> cursor(child_offset_.begin(), child_offset_.end() - 1);
     for (uint32_t s = 0; s < slots; ++s) {
         if (idom_[s] == kNoNode) continue;

@@ -4,7 +4,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "format/huge_pages.h"
 namespace refscope::analysis {
 namespace {
 
@@ -47,7 +46,7 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
     const uint32_t bucket_count = (node_count_ >> kBucketShift) + 1;
 
     // Pass 1: bounds, grouping, out-degrees, bucket sizes.
-    memory::assign_huge(out_offset_, size_t{node_count_} + 1, 0u);
+    out_offset_.assign(size_t{node_count_} + 1, 0);
     std::vector<uint32_t> bucket_start(size_t{bucket_count} + 1, 0);
     bool grouped = true;
     uint32_t previous_source = 0;
@@ -70,8 +69,8 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
 
     // Pass 2: edge ids into their bucket's slice of in_edge_, with the low
     // bits of the target beside them so pass 3 need not look targets up.
-    memory::resize_huge(in_edge_, edge_count_);
-    std::vector<uint16_t> low_bits = memory::huge_vector<uint16_t>(edge_count_);
+    in_edge_.resize(edge_count_);
+    std::vector<uint16_t> low_bits(edge_count_);
     {
         std::vector<uint32_t> cursor(bucket_start.begin(), bucket_start.end() - 1);
         for (uint32_t e = 0; e < edge_count_; ++e) {
@@ -82,7 +81,7 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
     }
 
     // Pass 3: counting sort inside each bucket.
-    memory::assign_huge(in_offset_, size_t{node_count_} + 1, 0u);
+    in_offset_.assign(size_t{node_count_} + 1, 0);
     std::vector<uint32_t> count(kBucketNodes);
     std::vector<uint32_t> scratch;
     for (uint32_t b = 0; b < bucket_count; ++b) {
@@ -106,7 +105,7 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
     in_offset_[node_count_] = edge_count_;
 
     if (!grouped) {
-        memory::resize_huge(out_order_, edge_count_);
+        out_order_.resize(edge_count_);
         std::vector<uint32_t> cursor(out_offset_.begin(), out_offset_.end() - 1);
         for (uint32_t e = 0; e < edge_count_; ++e) out_order_[cursor[sources[e]]++] = e;
     }

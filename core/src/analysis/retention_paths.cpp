@@ -4,7 +4,6 @@
 #include <unordered_map>
 
 #include "refscope/analysis/edge_labels.h"
-#include "format/huge_pages.h"
 
 namespace refscope::analysis {
 namespace {
@@ -33,7 +32,7 @@ std::string_view reason_name(NoPathExplanation::Reason reason) {
 RetentionPaths::RetentionPaths(const GraphIndex& index, const RootClasses& roots)
     : index_(&index), roots_(&roots) {
     const uint32_t node_count = index.node_count();
-    memory::assign_huge(visits_, node_count, Visit{});
+    visits_.assign(node_count, Visit{});
 
     // "Seen" is a bitmap (1.25 MB for 10M nodes: it stays in cache), tested
     // for every edge; distance and parent are written once per node. Testing
@@ -48,7 +47,7 @@ RetentionPaths::RetentionPaths(const GraphIndex& index, const RootClasses& roots
     };
 
     // Each node enters the queue at most once, so a flat array is the queue.
-    std::vector<uint32_t> queue = memory::huge_vector<uint32_t>(node_count);
+    std::vector<uint32_t> queue(node_count);
     size_t head = 0;
     size_t tail = 0;
     for (uint32_t root : roots.root_nodes()) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "format/huge_pages.h"
 namespace refscope::analysis {
 
 std::string_view root_class_name(RootClass root_class) {
@@ -19,7 +18,7 @@ RootClasses::RootClasses(const GraphIndex& index) : index_(&index) {
     const Snapshot& s = index.snapshot();
     const uint32_t node_count = index.node_count();
 
-    memory::assign_huge(owned_in_, node_count, 0u);
+    owned_in_.assign(node_count, 0);
     const uint32_t* targets = s.edge_target.data();
     const uint8_t* flags = s.edge_flags.data();
     for (uint32_t e = 0; e < index.edge_count(); ++e) {

@@ -19,7 +19,6 @@
 #include <system_error>
 
 #include "format/compression.h"
-#include "format/huge_pages.h"
 #include "format/validation.h"
 #include "refscope/format/encoding.h"
 #include "refscope/format/snapshot_io.h"
@@ -267,22 +266,21 @@ void decode_nodes(PayloadCursor& c, Snapshot& s) {
     const uint64_t shift = c.varint("address shift");
     if (shift > 63)
         c.fail(ReadErrorCode::Corrupt, "address shift " + std::to_string(shift) + " exceeds 63");
-    memory::resize_huge(s.node_address, n);
+    s.node_address.resize(n);
     uint64_t cur = 0;
     for (uint64_t& a : s.node_address) {
         cur += static_cast<uint64_t>(zigzag_decode(c.varint("address column")));
         a = cur << shift;
     }
-    memory::resize_huge(s.node_type, n);
+    s.node_type.resize(n);
     for (uint32_t& t : s.node_type) t = c.u32("type column");
-    memory::resize_huge(s.node_size, n);
+    s.node_size.resize(n);
     for (uint64_t& sz : s.node_size) sz = c.varint("size column");
-    memory::resize_huge(s.node_refcount, n);
+    s.node_refcount.resize(n);
     for (int64_t& rc : s.node_refcount) rc = zigzag_decode(c.varint("refcount column"));
     const uint8_t* flags = c.bytes(n, "flags column");
-    memory::reserve_huge(s.node_flags, n);
     s.node_flags.assign(flags, flags + n);
-    memory::resize_huge(s.node_preview, n);
+    s.node_preview.resize(n);
     int64_t prev = 0;
     for (uint32_t& p : s.node_preview) {
         const uint64_t v = c.varint("preview column");
@@ -312,7 +310,7 @@ void decode_edges(PayloadCursor& c, Snapshot& s) {
                                            std::to_string(n) + " nodes needs at least " +
                                            std::to_string(n + 4 * e) + " bytes, " +
                                            std::to_string(c.remaining()) + " remain");
-    memory::resize_huge(s.edge_source, static_cast<size_t>(e));
+    s.edge_source.resize(static_cast<size_t>(e));
     uint64_t filled = 0;
     for (size_t node = 0; node < n; ++node) {
         const uint64_t deg = c.varint("out-degree column");
@@ -327,7 +325,7 @@ void decode_edges(PayloadCursor& c, Snapshot& s) {
     if (filled != e)
         c.fail(ReadErrorCode::Corrupt, "out-degrees add up to " + std::to_string(filled) +
                                            " edges, " + std::to_string(e) + " declared");
-    memory::resize_huge(s.edge_target, static_cast<size_t>(e));
+    s.edge_target.resize(static_cast<size_t>(e));
     for (size_t k = 0; k < e; ++k) {
         const int64_t t = int64_t{s.edge_source[k]} + zigzag_decode(c.varint("target column"));
         if (t < 0 || static_cast<uint64_t>(t) >= n)
@@ -337,12 +335,10 @@ void decode_edges(PayloadCursor& c, Snapshot& s) {
         s.edge_target[k] = static_cast<uint32_t>(t);
     }
     const uint8_t* kinds = c.bytes(e, "kind column");
-    memory::reserve_huge(s.edge_kind, static_cast<size_t>(e));
     s.edge_kind.assign(kinds, kinds + e);
     const uint8_t* flags = c.bytes(e, "edge flags column");
-    memory::reserve_huge(s.edge_flags, static_cast<size_t>(e));
     s.edge_flags.assign(flags, flags + e);
-    memory::resize_huge(s.edge_label, static_cast<size_t>(e));
+    s.edge_label.resize(static_cast<size_t>(e));
     int64_t position = 0;
     for (size_t k = 0; k < e; ++k) {
         position = (k > 0 && s.edge_source[k] == s.edge_source[k - 1]) ? position + 1 : 0;
@@ -513,13 +509,6 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
         size_t raw_size = static_cast<size_t>(f.stored_bytes);
         if (f.flags & kSectionZstd) {
             if (!decompressor) decompressor.emplace();
-            // The decompressor sizes `unpacked` to the declared raw length
-            // when that is plausible for the input (encoding.cpp, the same
-            // bound); reserving it here first puts it on huge pages.
-            if (f.raw_bytes <= std::max<uint64_t>(f.stored_bytes * 64, 1 << 20)) {
-                unpacked.clear();
-                memory::reserve_huge(unpacked, static_cast<size_t>(f.raw_bytes));
-            }
             const std::string err = decompressor->run(payload, raw_size, f.raw_bytes, unpacked);
             if (!err.empty()) fail(ReadErrorCode::Decompress, where + ": " + err);
             raw = unpacked.data();
@@ -585,7 +574,7 @@ Snapshot read_snapshot_file(const std::string& path) {
     if (::fstat(fd, &st) != 0) throw io_error("stat failed", errno);
     if (S_ISDIR(st.st_mode)) throw io_error("is a directory", 0);
     if (!S_ISREG(st.st_mode)) throw io_error("not a regular file", 0);
-    std::vector<uint8_t> bytes = memory::huge_vector<uint8_t>(static_cast<size_t>(st.st_size));
+    std::vector<uint8_t> bytes(static_cast<size_t>(st.st_size));
     size_t got = 0;
     while (got < bytes.size()) {
         const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
