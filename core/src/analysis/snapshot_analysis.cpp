@@ -108,8 +108,7 @@ void SnapshotAnalysis::run(const AnalysisOptions& options, double done_before) {
 
     timed(AnalysisStage::Index, [&] { index_ = std::make_unique<GraphIndex>(*snapshot_); });
     timed(AnalysisStage::Roots, [&] { roots_ = std::make_unique<RootClasses>(*index_); });
-    timed(AnalysisStage::Paths, [&] { paths_ = std::make_unique<RetentionPaths>(*index_, *roots_); });
-
+    auto build_paths = [&] { paths_ = std::make_unique<RetentionPaths>(*index_, *roots_); };
     auto build_dominators = [&] {
         const auto start = Clock::now();
         dominators_ = std::make_unique<DominatorTree>(*index_, *roots_, options.dominator_roots);
@@ -120,27 +119,36 @@ void SnapshotAnalysis::run(const AnalysisOptions& options, double done_before) {
         cycles_ = std::make_unique<Cycles>(*index_, *roots_, *paths_);
         stage_seconds_[static_cast<int>(AnalysisStage::Cycles)] = seconds_since(start);
     };
-    if (want_dominators && want_cycles && options.parallel) {
-        report(AnalysisStage::Dominators);
-        // The cycle finder runs on a second thread; its exception (bad_alloc)
-        // is carried back and rethrown here after both are done.
-        std::exception_ptr cycles_error;
-        std::thread cycles_thread([&] {
+    if (want_dominators && options.parallel) {
+        // The dominator tree needs only the index and the root classes, so
+        // it starts now on a second thread while this one runs the BFS and
+        // then the cycle finder (which needs the BFS): the two sides take
+        // about as long. Its exception (bad_alloc) is carried back and
+        // rethrown here once it has finished; a cancel waits for it too.
+        report(AnalysisStage::Paths);
+        std::exception_ptr dominators_error;
+        std::thread dominators_thread([&] {
             try {
-                build_cycles();
+                build_dominators();
             } catch (...) {
-                cycles_error = std::current_exception();
+                dominators_error = std::current_exception();
             }
         });
         try {
-            build_dominators();
+            const auto start = Clock::now();
+            build_paths();
+            stage_seconds_[static_cast<int>(AnalysisStage::Paths)] = seconds_since(start);
+            // From here on the report means "dominators and cycles".
+            report(AnalysisStage::Dominators);
+            if (want_cycles) build_cycles();
         } catch (...) {
-            cycles_thread.join();
+            dominators_thread.join();
             throw;
         }
-        cycles_thread.join();
-        if (cycles_error) std::rethrow_exception(cycles_error);
+        dominators_thread.join();
+        if (dominators_error) std::rethrow_exception(dominators_error);
     } else {
+        timed(AnalysisStage::Paths, build_paths);
         if (want_dominators) {
             report(AnalysisStage::Dominators);
             build_dominators();
