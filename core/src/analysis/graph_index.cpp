@@ -33,6 +33,7 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
     edge_count_ = static_cast<uint32_t>(snapshot.edge_count());
     const uint32_t* sources = snapshot.edge_source.data();
     const uint32_t* targets = snapshot.edge_target.data();
+    const uint8_t* flags = snapshot.edge_flags.data();
 
     // In-edges are sorted by target in two cache-friendly passes instead of
     // one counting sort: a plain counting sort makes two random accesses per
@@ -40,8 +41,11 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
     // are first distributed into buckets of kBucketNodes consecutive targets
     // (a few hundred sequential output streams), then each bucket is counting-
     // sorted with its counters in cache. Both passes are stable, so a node's
-    // in-edges stay in increasing edge id order.
-    constexpr uint32_t kBucketShift = 16;
+    // in-edges stay in increasing edge id order. The owned in-degrees (what
+    // RootClasses subtracts from refcounts) are counted in the same in-cache
+    // pass, which saves a pass of random increments over a node-sized array.
+    constexpr uint32_t kBucketShift = 15;
+    constexpr uint16_t kOwnedBit = 1u << kBucketShift;
     constexpr uint32_t kBucketNodes = 1u << kBucketShift;
     const uint32_t bucket_count = (node_count_ >> kBucketShift) + 1;
 
@@ -68,7 +72,8 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
     for (uint32_t b = 0; b < bucket_count; ++b) bucket_start[b + 1] += bucket_start[b];
 
     // Pass 2: edge ids into their bucket's slice of in_edge_, with the low
-    // bits of the target beside them so pass 3 need not look targets up.
+    // bits of the target and the owned flag beside them so pass 3 need not
+    // look targets or flags up.
     in_edge_.resize(edge_count_);
     std::vector<uint16_t> low_bits(edge_count_);
     {
@@ -76,13 +81,16 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
         for (uint32_t e = 0; e < edge_count_; ++e) {
             const uint32_t position = cursor[targets[e] >> kBucketShift]++;
             in_edge_[position] = e;
-            low_bits[position] = static_cast<uint16_t>(targets[e] & (kBucketNodes - 1));
+            low_bits[position] = static_cast<uint16_t>((targets[e] & (kBucketNodes - 1)) |
+                                                       ((flags[e] & format::kEdgeOwned) ? kOwnedBit : 0));
         }
     }
 
     // Pass 3: counting sort inside each bucket.
     in_offset_.assign(size_t{node_count_} + 1, 0);
+    owned_in_.resize(node_count_);
     std::vector<uint32_t> count(kBucketNodes);
+    std::vector<uint32_t> owned(kBucketNodes);
     std::vector<uint32_t> scratch;
     for (uint32_t b = 0; b < bucket_count; ++b) {
         const uint32_t begin = bucket_start[b];
@@ -91,16 +99,24 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
         const uint32_t nodes = std::min(kBucketNodes, node_count_ - first_node);
         if (nodes == 0) break;
         std::fill(count.begin(), count.begin() + nodes, 0);
-        for (uint32_t p = begin; p < end; ++p) ++count[low_bits[p]];
+        std::fill(owned.begin(), owned.begin() + nodes, 0);
+        for (uint32_t p = begin; p < end; ++p) {
+            const uint16_t low = low_bits[p];
+            ++count[low & (kBucketNodes - 1)];
+            owned[low & (kBucketNodes - 1)] += low >> kBucketShift;
+        }
         uint32_t offset = begin;
         for (uint32_t i = 0; i < nodes; ++i) {
             in_offset_[first_node + i] = offset;
+            owned_in_[first_node + i] = owned[i];
             const uint32_t c = count[i];
             count[i] = offset;  // from here on: the next free position
             offset += c;
         }
         scratch.assign(in_edge_.begin() + begin, in_edge_.begin() + end);
-        for (uint32_t p = begin; p < end; ++p) in_edge_[count[low_bits[p]]++] = scratch[p - begin];
+        for (uint32_t p = begin; p < end; ++p) {
+            in_edge_[count[low_bits[p] & (kBucketNodes - 1)]++] = scratch[p - begin];
+        }
     }
     in_offset_[node_count_] = edge_count_;
 
