@@ -12,11 +12,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <string>
-#include <vector>
 #include <system_error>
+#include <thread>
+#include <vector>
 
 #include "format/compression.h"
 #include "format/validation.h"
@@ -257,12 +259,18 @@ void decode_types(PayloadCursor& c, std::vector<TypeInfo>& types) {
     for (TypeInfo& t : types) t.type_address = c.varint("type address column");
 }
 
-void decode_nodes(PayloadCursor& c, Snapshot& s) {
+// The Nodes section in two steps: the count (which the Edges section needs),
+// then the columns.
+size_t decode_node_count(PayloadCursor& c) {
     // Six columns, each at least one byte per node.
     const size_t n = c.count("node count", 6);
     if (n >= kNoNode)
         c.fail(ReadErrorCode::TooLarge,
                "node count " + std::to_string(n) + " leaves no room for kNoNode");
+    return n;
+}
+
+void decode_node_columns(PayloadCursor& c, Snapshot& s, size_t n) {
     const uint64_t shift = c.varint("address shift");
     if (shift > 63)
         c.fail(ReadErrorCode::Corrupt, "address shift " + std::to_string(shift) + " exceeds 63");
@@ -297,8 +305,8 @@ void decode_nodes(PayloadCursor& c, Snapshot& s) {
     }
 }
 
-void decode_edges(PayloadCursor& c, Snapshot& s) {
-    const size_t n = s.node_count();
+// `n`: the node count of the Nodes section.
+void decode_edges(PayloadCursor& c, Snapshot& s, size_t n) {
     // The out-degree column has one varint per node; each edge then takes at
     // least 4 bytes (target, kind, flags, label).
     const uint64_t e = c.varint("edge count");
@@ -400,6 +408,55 @@ constexpr size_t required_index(uint16_t id) {
 }
 constexpr size_t kNodesIndex = required_index(static_cast<uint16_t>(SectionId::Nodes));
 
+// The Nodes and Edges sections are independent once the node count is known,
+// and on a big snapshot each takes a few hundred milliseconds to decompress
+// and decode: the Nodes columns are decoded on a second thread while the
+// reader goes on with the Edges section. Errors keep their sequential order:
+// the reader would have stopped at a bad Nodes section, so its error wins
+// over anything found later in the file, and only after it has finished is
+// anything that depends on the node columns (the cross-reference checks)
+// looked at.
+class NodeColumnsJob {
+public:
+    NodeColumnsJob() = default;
+    NodeColumnsJob(const NodeColumnsJob&) = delete;
+    NodeColumnsJob& operator=(const NodeColumnsJob&) = delete;
+    ~NodeColumnsJob() {
+        if (thread_.joinable()) thread_.join();
+    }
+
+    // Decodes the columns after the count on a second thread. `buffer` holds
+    // the decompressed payload `c` reads (or is empty when `c` reads the
+    // caller's input directly); it is kept until the job is done.
+    void start(PayloadCursor c, Snapshot& s, size_t n, bool newer_minor,
+               std::vector<uint8_t>&& buffer) {
+        buffer_ = std::move(buffer);
+        thread_ = std::thread([this, c, &s, n, newer_minor]() mutable {
+            try {
+                decode_node_columns(c, s, n);
+                if (c.remaining() != 0 && !newer_minor)
+                    c.fail(ReadErrorCode::Corrupt, std::to_string(c.remaining()) +
+                                                       " unexpected bytes after the last column");
+            } catch (...) {
+                error_ = std::current_exception();
+            }
+        });
+    }
+
+    // Waits for the job (if one was started) and rethrows its error.
+    void finish() {
+        if (!thread_.joinable()) return;
+        thread_.join();
+        buffer_ = {};
+        if (error_) std::rethrow_exception(error_);
+    }
+
+private:
+    std::thread thread_;
+    std::vector<uint8_t> buffer_;
+    std::exception_ptr error_;
+};
+
 }  // namespace
 
 Snapshot decode_snapshot(const uint8_t* data, size_t size) {
@@ -443,103 +500,124 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
     bool seen_end = false;
     std::vector<uint8_t> unpacked;
     std::optional<SectionDecompressor> decompressor;  // created on first use
-    while (!seen_end) {
-        const uint64_t left = size - offset;
-        if (left == 0)
-            fail(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(offset) +
-                                               " after " + std::to_string(sections) +
-                                               " sections: no End section");
-        if (left < kSectionFrameBytes)
-            fail(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(size) +
-                                               ": section frame at offset " +
-                                               std::to_string(offset) + " needs " +
-                                               std::to_string(kSectionFrameBytes) + " bytes");
-        const uint8_t* fp = data + offset;
-        const SectionFrame f = load_frame(fp);
-        const std::string where =
-            section_label(f.id) + " (frame at offset " + std::to_string(offset) + ")";
-        if (!frame_checksum_ok(fp))
-            fail(ReadErrorCode::BadChecksum, where + ": frame checksum mismatch (damaged frame)");
-        if (++sections > kMaxSections)
-            fail(ReadErrorCode::TooLarge,
-                 where + ": more than " + std::to_string(kMaxSections) + " sections");
-        if (f.stored_bytes > kMaxSectionBytes || f.raw_bytes > kMaxSectionBytes)
-            fail(ReadErrorCode::TooLarge,
-                 where + ": declares " + std::to_string(std::max(f.stored_bytes, f.raw_bytes)) +
-                     " bytes, over the limit of " + std::to_string(kMaxSectionBytes));
-        const uint64_t payload_at = offset + kSectionFrameBytes;
-        if (f.stored_bytes > size - payload_at)
-            fail(ReadErrorCode::Truncated, where + ": declares " + std::to_string(f.stored_bytes) +
-                                               " payload bytes, the input ends after " +
-                                               std::to_string(size - payload_at));
-        const uint8_t* payload = data + payload_at;
-        if (crc32c(payload, static_cast<size_t>(f.stored_bytes)) != f.crc32c)
-            fail(ReadErrorCode::BadChecksum, where + ": payload checksum mismatch");
-        offset = payload_at + f.stored_bytes;
+    size_t node_count = 0;
+    NodeColumnsJob node_columns;
+    try {
+        while (!seen_end) {
+            const uint64_t left = size - offset;
+            if (left == 0)
+                fail(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(offset) +
+                                                   " after " + std::to_string(sections) +
+                                                   " sections: no End section");
+            if (left < kSectionFrameBytes)
+                fail(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(size) +
+                                                   ": section frame at offset " +
+                                                   std::to_string(offset) + " needs " +
+                                                   std::to_string(kSectionFrameBytes) + " bytes");
+            const uint8_t* fp = data + offset;
+            const SectionFrame f = load_frame(fp);
+            const std::string where =
+                section_label(f.id) + " (frame at offset " + std::to_string(offset) + ")";
+            if (!frame_checksum_ok(fp))
+                fail(ReadErrorCode::BadChecksum,
+                     where + ": frame checksum mismatch (damaged frame)");
+            if (++sections > kMaxSections)
+                fail(ReadErrorCode::TooLarge,
+                     where + ": more than " + std::to_string(kMaxSections) + " sections");
+            if (f.stored_bytes > kMaxSectionBytes || f.raw_bytes > kMaxSectionBytes)
+                fail(ReadErrorCode::TooLarge,
+                     where + ": declares " + std::to_string(std::max(f.stored_bytes, f.raw_bytes)) +
+                         " bytes, over the limit of " + std::to_string(kMaxSectionBytes));
+            const uint64_t payload_at = offset + kSectionFrameBytes;
+            if (f.stored_bytes > size - payload_at)
+                fail(ReadErrorCode::Truncated,
+                     where + ": declares " + std::to_string(f.stored_bytes) +
+                         " payload bytes, the input ends after " +
+                         std::to_string(size - payload_at));
+            const uint8_t* payload = data + payload_at;
+            if (crc32c(payload, static_cast<size_t>(f.stored_bytes)) != f.crc32c)
+                fail(ReadErrorCode::BadChecksum, where + ": payload checksum mismatch");
+            offset = payload_at + f.stored_bytes;
 
-        const uint16_t known_flags = kSectionZstd | kSectionRequired;
-        const size_t index = required_index(f.id);
-        const bool decoded = index < std::size(kRequiredSections);
-        if (f.id == static_cast<uint16_t>(SectionId::End)) {
-            seen_end = true;  // its payload is reserved: empty in 1.0, ignored
-            break;
-        }
-        if (!decoded) {
-            // Unknown (or reserved, like NativeNodes in 1.0): skipped unless
-            // the writer marked it as required to understand the snapshot.
-            if (f.flags & kSectionRequired)
-                fail(newer_minor ? ReadErrorCode::NewerVersion : ReadErrorCode::Corrupt,
-                     where + ": unknown section marked required" +
-                         (newer_minor ? "; written by refscope format " + std::to_string(major) +
-                                            "." + std::to_string(minor) + ": upgrade refscope"
-                                      : std::string()));
-            continue;
-        }
-        if (f.flags & ~known_flags)
-            fail(newer_minor ? ReadErrorCode::NewerVersion : ReadErrorCode::Corrupt,
-                 where + ": unknown section flags " + hex16(f.flags));
-        if (f.id <= last_known)
-            fail(ReadErrorCode::Corrupt,
-                 where + (f.id == last_known
-                              ? ": duplicate section"
-                              : ": out of order, after the " + section_label(last_known)));
-        last_known = f.id;
-
-        const uint8_t* raw = payload;
-        size_t raw_size = static_cast<size_t>(f.stored_bytes);
-        if (f.flags & kSectionZstd) {
-            if (!decompressor) decompressor.emplace();
-            const std::string err = decompressor->run(payload, raw_size, f.raw_bytes, unpacked);
-            if (!err.empty()) fail(ReadErrorCode::Decompress, where + ": " + err);
-            raw = unpacked.data();
-            raw_size = unpacked.size();
-        } else if (f.raw_bytes != f.stored_bytes) {
-            fail(ReadErrorCode::Corrupt,
-                 where + ": uncompressed but raw length " + std::to_string(f.raw_bytes) +
-                     " differs from stored length " + std::to_string(f.stored_bytes));
-        }
-
-        PayloadCursor c(raw, raw_size, f.id, payload_at - kSectionFrameBytes);
-        switch (static_cast<SectionId>(f.id)) {
-            case SectionId::Header: decode_header(c, s.header); break;
-            case SectionId::Strings: decode_strings(c, s.strings); break;
-            case SectionId::Types: decode_types(c, s.types); break;
-            case SectionId::Nodes: decode_nodes(c, s); break;
-            case SectionId::Edges:
-                // The out-degree column has one entry per node.
-                if (frame_offsets[kNodesIndex] == 0)
-                    c.fail(ReadErrorCode::Corrupt, "no Nodes section before it");
-                decode_edges(c, s);
+            const uint16_t known_flags = kSectionZstd | kSectionRequired;
+            const size_t index = required_index(f.id);
+            const bool decoded = index < std::size(kRequiredSections);
+            if (f.id == static_cast<uint16_t>(SectionId::End)) {
+                seen_end = true;  // its payload is reserved: empty in 1.0, ignored
                 break;
-            case SectionId::Roots: decode_roots(c, s.roots); break;
-            case SectionId::Threads: decode_threads(c, s.threads); break;
-            default: break;
+            }
+            if (!decoded) {
+                // Unknown (or reserved, like NativeNodes in 1.0): skipped unless
+                // the writer marked it as required to understand the snapshot.
+                if (f.flags & kSectionRequired)
+                    fail(newer_minor ? ReadErrorCode::NewerVersion : ReadErrorCode::Corrupt,
+                         where + ": unknown section marked required" +
+                             (newer_minor ? "; written by refscope format " +
+                                                std::to_string(major) + "." +
+                                                std::to_string(minor) + ": upgrade refscope"
+                                          : std::string()));
+                continue;
+            }
+            if (f.flags & ~known_flags)
+                fail(newer_minor ? ReadErrorCode::NewerVersion : ReadErrorCode::Corrupt,
+                     where + ": unknown section flags " + hex16(f.flags));
+            if (f.id <= last_known)
+                fail(ReadErrorCode::Corrupt,
+                     where + (f.id == last_known
+                                  ? ": duplicate section"
+                                  : ": out of order, after the " + section_label(last_known)));
+            last_known = f.id;
+
+            const uint8_t* raw = payload;
+            size_t raw_size = static_cast<size_t>(f.stored_bytes);
+            if (f.flags & kSectionZstd) {
+                if (!decompressor) decompressor.emplace();
+                const std::string err = decompressor->run(payload, raw_size, f.raw_bytes, unpacked);
+                if (!err.empty()) fail(ReadErrorCode::Decompress, where + ": " + err);
+                raw = unpacked.data();
+                raw_size = unpacked.size();
+            } else if (f.raw_bytes != f.stored_bytes) {
+                fail(ReadErrorCode::Corrupt,
+                     where + ": uncompressed but raw length " + std::to_string(f.raw_bytes) +
+                         " differs from stored length " + std::to_string(f.stored_bytes));
+            }
+
+            PayloadCursor c(raw, raw_size, f.id, payload_at - kSectionFrameBytes);
+            switch (static_cast<SectionId>(f.id)) {
+                case SectionId::Header: decode_header(c, s.header); break;
+                case SectionId::Strings: decode_strings(c, s.strings); break;
+                case SectionId::Types: decode_types(c, s.types); break;
+                case SectionId::Nodes:
+                    node_count = decode_node_count(c);
+                    // `unpacked` goes with the job when it holds the payload.
+                    node_columns.start(
+                        c, s, node_count, newer_minor,
+                        raw == payload ? std::vector<uint8_t>() : std::move(unpacked));
+                    unpacked = {};
+                    frame_offsets[index] = payload_at - kSectionFrameBytes;
+                    continue;  // the job checks for bytes after the last column
+                case SectionId::Edges:
+                    // The out-degree column has one entry per node.
+                    if (frame_offsets[kNodesIndex] == 0)
+                        c.fail(ReadErrorCode::Corrupt, "no Nodes section before it");
+                    decode_edges(c, s, node_count);
+                    break;
+                case SectionId::Roots: decode_roots(c, s.roots); break;
+                case SectionId::Threads: decode_threads(c, s.threads); break;
+                default: break;
+            }
+            if (c.remaining() != 0 && !newer_minor)
+                c.fail(ReadErrorCode::Corrupt,
+                       std::to_string(c.remaining()) + " unexpected bytes after the last column");
+            frame_offsets[index] = payload_at - kSectionFrameBytes;
         }
-        if (c.remaining() != 0 && !newer_minor)
-            c.fail(ReadErrorCode::Corrupt,
-                   std::to_string(c.remaining()) + " unexpected bytes after the last column");
-        frame_offsets[index] = payload_at - kSectionFrameBytes;
+    } catch (...) {
+        // Found after the Nodes section was handed over: an error of that
+        // section comes first.
+        node_columns.finish();
+        throw;
     }
+    node_columns.finish();
     if (offset != size)
         fail(ReadErrorCode::Corrupt, std::to_string(size - offset) +
                                          " unexpected bytes after the End section at offset " +
