@@ -184,7 +184,6 @@ public:
             }
         });
     }
-    bool started() const { return thread_.joinable(); }
     // Waits for the job (if one was started) and rethrows its error.
     void finish() {
         if (!thread_.joinable()) return;
@@ -433,7 +432,7 @@ void decode_edges(PayloadCursor& c, Snapshot& s, size_t n) {
     } labels;
     BackgroundJob label_job;
     const uint64_t edge_count = e;
-    label_job.start([&s, &labels, c, edge_count]() mutable {
+    label_job.start([&s, &labels, c, edge_count] {
         const uint8_t* kinds = skip_varints(c.position(), c.end(), edge_count);
         if (kinds == nullptr || static_cast<uint64_t>(c.end() - kinds) < 2 * edge_count) return;
         PayloadCursor label_cursor = c.at(kinds + 2 * edge_count);
