@@ -1,28 +1,45 @@
-// Speed and memory check for the dominator tree and the cycle finder (not a
-// test): a heap-shaped graph — 10M objects, ~30M references: chains, hub
-// dicts with many values, small cycles, random cross references, some weak —
-// plus a detached "leaked" region (holders with unexplained surplus, wrappers
-// with self-references the GC cannot see, plain garbage cycles). It is
-// written to a snapshot file, then the pipeline the CLI runs is timed from
-// the load on: read, index, root classes, retention BFS, dominator tree,
-// cycles.
+// Speed and memory check for the whole analysis pipeline (not a test): a
+// heap-shaped graph — 10M objects, ~30M references: chains, hub dicts with
+// many values, small cycles, random cross references, some weak — plus a
+// detached "leaked" region (holders with unexplained surplus, wrappers with
+// self-references the GC cannot see, plain garbage cycles). It is written to
+// a snapshot file, then SnapshotAnalysis::load — the pipeline the app's
+// loader and the CLI run — is timed from the file on: read, index, root
+// classes, retention BFS, dominator tree, cycles (and leak suspects).
 //
-//   bench_dominators [NODES] [--in-memory] [--keep FILE]
+//   bench_dominators [NODES] [--file FILE] [--keep FILE] [--runs K]
+//                    [--config NAME]... [--steps]
 //
-// NODES defaults to 10000000. --in-memory skips the file round trip (the
-// load is then not part of the pipeline); --keep writes the snapshot to FILE
-// and leaves it there (default: a temporary file, removed at the end).
-// Prints wall times and peak RSS (VmHWM). No pass or fail.
+// NODES defaults to 10000000. --file analyses an existing snapshot instead of
+// generating one; --keep writes the generated snapshot to FILE and leaves it
+// there (default: a temporary file, removed at the end). Each configuration
+// runs K times (default 1):
+//
+//   serial             dominators and cycles one after the other, no suspects
+//   parallel           dominators ∥ cycles, no suspects   (the target)
+//   serial+suspects    as serial, then leak suspects
+//   parallel+suspects  as parallel, then leak suspects    (what the app runs)
+//
+// (default: all four). For each run: seconds per stage (stage_seconds; with
+// `parallel` dominators and cycles overlap), the total wall time, process CPU
+// time, peak RSS (VmHWM, reset before each run where the kernel allows, so
+// that runs after the first are not charged for the generator) and a digest
+// of the results (BFS distances and parents, immediate dominators, retained
+// sizes, cycle ids and fates, suspects): every run must print the same digest,
+// and an optimisation must not change it. --steps first times the stages one
+// by one, with their CPU time.
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <optional>
 #include <random>
 #include <string>
-#include <unistd.h>
+#include <vector>
 
 #include "bench_measure.h"
 #include "refscope/analysis/cycles.h"
@@ -31,6 +48,7 @@
 #include "refscope/analysis/graph_index.h"
 #include "refscope/analysis/retention_paths.h"
 #include "refscope/analysis/root_classes.h"
+#include "refscope/analysis/snapshot_analysis.h"
 #include "refscope/format/snapshot_io.h"
 
 namespace {
@@ -132,89 +150,246 @@ Snapshot make_heap(uint32_t nodes) {
     return s;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    uint32_t nodes = 10'000'000;
-    bool in_memory = false;
-    std::string keep;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--in-memory") == 0) {
-            in_memory = true;
-        } else if (std::strcmp(argv[i], "--keep") == 0 && i + 1 < argc) {
-            keep = argv[++i];
-        } else {
-            nodes = static_cast<uint32_t>(std::strtoul(argv[i], nullptr, 10));
+// 64-bit FNV-1a over the results, so that runs (and builds) can be compared.
+class Digest {
+public:
+    void add(uint64_t value) {
+        for (int i = 0; i < 8; ++i) {
+            hash_ ^= (value >> (8 * i)) & 0xFF;
+            hash_ *= 0x100000001b3ull;
         }
     }
+    uint64_t value() const { return hash_; }
 
-    auto start = Clock::now();
-    std::optional<Snapshot> generated = make_heap(nodes);
-    std::printf("generate      %8.3f s  %zu nodes, %zu edges, %zu roots\n", seconds_since(start),
-                generated->node_count(), generated->edge_count(), generated->roots.size());
-    const std::string path =
-        keep.empty() ? "/tmp/bench_dominators." + std::to_string(getpid()) + ".rscope" : keep;
-    if (!in_memory) {
-        start = Clock::now();
-        format::write_snapshot_file(*generated, path);
-        std::printf("write file    %8.3f s  (not part of the pipeline)\n", seconds_since(start));
-        generated.reset();
+private:
+    uint64_t hash_ = 0xcbf29ce484222325ull;
+};
+
+uint64_t digest(const analysis::SnapshotAnalysis& a) {
+    Digest d;
+    const uint32_t nodes = a.index().node_count();
+    for (uint32_t n = 0; n < nodes; ++n) {
+        d.add(a.roots().owned_in(n));
+        d.add(a.paths().distance(n));
+        d.add(a.paths().parent_edge(n));
     }
-    std::printf("peak RSS so far %ld MiB\n", peak_rss_mib());
+    if (const analysis::DominatorTree* tree = a.dominators()) {
+        for (uint32_t n = 0; n < nodes; ++n) {
+            d.add(tree->idom(n));
+            d.add(tree->retained_size(n));
+            d.add(tree->retained_count(n));
+        }
+        d.add(tree->retained_size(analysis::kSuperRoot));
+        d.add(tree->retained_size(analysis::kUnexplainedRoot));
+        for (uint32_t child : tree->children(analysis::kSuperRoot)) d.add(child);
+    }
+    if (const analysis::Cycles* cycles = a.cycles()) {
+        for (uint32_t c : cycles->cycle_ids()) d.add(c);
+        for (uint32_t c = 0; c < cycles->count(); ++c) {
+            const analysis::CycleInfo& info = cycles->info(c);
+            d.add(info.bytes);
+            d.add(static_cast<uint64_t>(info.fate));
+            d.add(info.culprit_node);
+            d.add(info.culprit_edge);
+        }
+    }
+    if (const analysis::LeakSuspects* suspects = a.suspects()) {
+        for (const analysis::SuspectGroup& g : suspects->groups()) {
+            for (char ch : g.type) d.add(static_cast<uint8_t>(ch));
+            d.add(g.kinds);
+            d.add(g.objects);
+            d.add(g.retained_bytes);
+            d.add(g.representative);
+        }
+    }
+    return d.value();
+}
 
-    const auto pipeline = Clock::now();
-    // Wall time depends on what else the (shared) machine runs; CPU time
-    // much less so: both are printed.
-    const std::clock_t pipeline_cpu = std::clock();
-    start = pipeline;
-    const Snapshot s = in_memory ? std::move(*generated) : format::read_snapshot_file(path);
-    if (!in_memory) std::printf("load          %8.3f s\n", seconds_since(start));
-    if (!in_memory && keep.empty()) std::remove(path.c_str());
+struct Config {
+    const char* name;
+    bool parallel;
+    bool suspects;
+};
+constexpr Config kConfigs[] = {
+    {"serial", false, false},
+    {"parallel", true, false},
+    {"serial+suspects", false, true},
+    {"parallel+suspects", true, true},
+};
 
-    start = Clock::now();
-    const analysis::GraphIndex index(s);
-    std::printf("index         %8.3f s\n", seconds_since(start));
-    start = Clock::now();
-    const analysis::RootClasses roots(index);
-    std::printf("root classes  %8.3f s  %zu objects with unexplained surplus\n", seconds_since(start),
-                roots.unexplained_nodes().size());
-    start = Clock::now();
-    const analysis::RetentionPaths paths(index, roots);
-    std::printf("retention BFS %8.3f s  %llu reachable\n", seconds_since(start),
-                static_cast<unsigned long long>(paths.reachable_count()));
-    start = Clock::now();
-    const analysis::DominatorTree tree(index, roots);
-    std::printf("dominators    %8.3f s  %u reachable (with unexplained holders), %llu bytes, "
-                "unexplained holders retain %llu bytes\n",
-                seconds_since(start), tree.reachable_count(),
+struct RunResult {
+    double wall = 0;
+    double cpu = 0;
+    long peak_rss = 0;
+};
+
+RunResult run_pipeline(const std::string& path, const Config& config, bool describe) {
+    using analysis::AnalysisStage;
+    analysis::AnalysisOptions options;
+    options.parallel = config.parallel;
+    options.suspects = config.suspects;
+    const bool peak_reset = reset_peak_rss();
+    const auto start = Clock::now();
+    const double cpu_start = process_cpu_seconds();
+    auto a = analysis::SnapshotAnalysis::load(path, options);
+    RunResult r;
+    r.wall = seconds_since(start);
+    r.cpu = process_cpu_seconds() - cpu_start;
+    r.peak_rss = peak_rss_mib();
+
+    std::printf("%-18s", config.name);
+    for (int st = 0; st < static_cast<int>(AnalysisStage::Done); ++st) {
+        const auto stage = static_cast<AnalysisStage>(st);
+        if (stage == AnalysisStage::Suspects && !config.suspects) continue;
+        static const char* const kShort[] = {"read", "index", "roots", "bfs", "dom", "cyc", "susp"};
+        std::printf(" %s %.3f", kShort[st], a->stage_seconds(stage));
+    }
+    std::printf(" | total %.3f s, CPU %.3f s, peak RSS %ld MiB%s, digest %016llx\n", r.wall, r.cpu,
+                r.peak_rss, peak_reset ? "" : " (not reset)",
+                static_cast<unsigned long long>(digest(*a)));
+    if (!describe) return r;
+
+    const Snapshot& s = a->snapshot();
+    std::printf("  %zu nodes, %zu edges; %zu objects with unexplained surplus, %llu reachable\n",
+                s.node_count(), s.edge_count(), a->roots().unexplained_nodes().size(),
+                static_cast<unsigned long long>(a->paths().reachable_count()));
+    const analysis::DominatorTree& tree = *a->dominators();
+    const analysis::Cycles& cycles = *a->cycles();
+    std::printf("  dominators: %u reachable (with unexplained holders), %llu bytes, unexplained "
+                "holders retain %llu bytes\n",
+                tree.reachable_count(),
                 static_cast<unsigned long long>(tree.retained_size(analysis::kSuperRoot)),
                 static_cast<unsigned long long>(tree.retained_size(analysis::kUnexplainedRoot)));
-    start = Clock::now();
-    const analysis::Cycles cycles(index, roots, paths);
-    std::printf("cycles        %8.3f s  %u cycles", seconds_since(start), cycles.count());
+    std::printf("  %u cycles", cycles.count());
     for (int f = 0; f < analysis::kCycleFateCount; ++f) {
         const auto fate = static_cast<analysis::CycleFate>(f);
         std::printf(", %llu %s", static_cast<unsigned long long>(cycles.totals(fate).cycles),
                     std::string(analysis::cycle_fate_name(fate)).c_str());
     }
     std::printf("\n");
-    std::printf("pipeline      %8.3f s  (%s; %.3f s CPU)\n", seconds_since(pipeline),
-                in_memory ? "index to cycles" : "load to cycles",
-                double(std::clock() - pipeline_cpu) / CLOCKS_PER_SEC);
-
-    start = Clock::now();
-    const auto top = tree.top_retained(10);
-    const auto ranked = cycles.ranked(5);
-    std::printf("top-10 + rank %8.3f s\n", seconds_since(start));
-    for (uint32_t n : top) {
+    for (uint32_t n : tree.top_retained(5)) {
         std::printf("  retains %12llu bytes %9u objects  %s\n",
                     static_cast<unsigned long long>(tree.retained_size(n)), tree.retained_count(n),
                     analysis::describe_node(s, n).c_str());
     }
-    for (uint32_t c : ranked) {
+    for (uint32_t c : cycles.ranked(3)) {
         std::printf("  cycle #%u: %u objects, %llu bytes: %s\n", c, cycles.info(c).members,
                     static_cast<unsigned long long>(cycles.info(c).bytes), cycles.explain(c).c_str());
     }
-    std::printf("peak RSS      %ld MiB\n", peak_rss_mib());
+    if (const analysis::LeakSuspects* suspects = a->suspects()) {
+        std::printf("  %zu suspect rows (%zu high confidence)\n", suspects->groups().size(),
+                    suspects->high_confidence_count());
+    }
+    return r;
+}
+
+// The stages one by one, each with its wall and process CPU time: CPU time
+// hardly depends on what else the machine runs, so it is the number to
+// compare builds by on a busy machine.
+void time_steps(const std::string& path) {
+    auto start = Clock::now();
+    double cpu = process_cpu_seconds();
+    const auto step = [&](const char* name) {
+        const double now_cpu = process_cpu_seconds();
+        std::printf("  %-14s %6.3f s wall %6.3f s CPU\n", name, seconds_since(start), now_cpu - cpu);
+        start = Clock::now();
+        cpu = process_cpu_seconds();
+    };
+    const Snapshot s = format::read_snapshot_file(path);
+    step("read");
+    const analysis::GraphIndex index(s);
+    step("index");
+    const analysis::RootClasses roots(index);
+    step("root classes");
+    const analysis::RetentionPaths paths(index, roots);
+    step("retention BFS");
+    const analysis::DominatorTree tree(index, roots);
+    step("dominators");
+    const analysis::Cycles cycles(index, roots, paths);
+    step("cycles");
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    uint32_t nodes = 10'000'000;
+    std::string file;
+    std::string keep;
+    int runs = 1;
+    bool steps = false;
+    std::vector<Config> configs;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--file") == 0 && i + 1 < argc) {
+            file = argv[++i];
+        } else if (std::strcmp(argv[i], "--keep") == 0 && i + 1 < argc) {
+            keep = argv[++i];
+        } else if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+            runs = std::max(1, std::atoi(argv[++i]));
+        } else if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+            const char* name = argv[++i];
+            const auto it = std::find_if(std::begin(kConfigs), std::end(kConfigs),
+                                         [&](const Config& c) { return std::strcmp(c.name, name) == 0; });
+            if (it == std::end(kConfigs)) {
+                std::fprintf(stderr, "unknown configuration %s\n", name);
+                return 2;
+            }
+            configs.push_back(*it);
+        } else if (std::strcmp(argv[i], "--steps") == 0) {
+            steps = true;
+        } else if (argv[i][0] >= '0' && argv[i][0] <= '9') {
+            nodes = static_cast<uint32_t>(std::strtoul(argv[i], nullptr, 10));
+        } else {
+            std::fprintf(stderr,
+                         "usage: bench_dominators [NODES] [--file FILE] [--keep FILE] [--runs K] "
+                         "[--config serial|parallel|serial+suspects|parallel+suspects]... [--steps]\n");
+            return 2;
+        }
+    }
+    if (configs.empty()) configs.assign(std::begin(kConfigs), std::end(kConfigs));
+
+    std::string path = file;
+    if (path.empty()) {
+        auto start = Clock::now();
+        std::optional<Snapshot> generated = make_heap(nodes);
+        std::printf("generate %.3f s: %zu nodes, %zu edges, %zu roots\n", seconds_since(start),
+                    generated->node_count(), generated->edge_count(), generated->roots.size());
+        path = keep.empty() ? "/tmp/bench_dominators." + std::to_string(getpid()) + ".rscope" : keep;
+        start = Clock::now();
+        format::write_snapshot_file(*generated, path);
+        std::printf("write file %.3f s (not part of the pipeline)\n", seconds_since(start));
+    }
+    if (steps) {
+        std::printf("steps, load average %s", load_average().c_str());
+        time_steps(path);
+    }
+
+    std::printf("load average before: %s", load_average().c_str());
+    bool first = true;
+    for (const Config& config : configs) {
+        std::vector<double> walls;
+        std::vector<double> cpus;
+        long peak = 0;
+        for (int r = 0; r < runs; ++r) {
+            const RunResult result = run_pipeline(path, config, first);
+            first = false;
+            walls.push_back(result.wall);
+            cpus.push_back(result.cpu);
+            peak = std::max(peak, result.peak_rss);
+        }
+        if (runs > 1) {
+            std::printf("%-18s best %.3f s, median %.3f s (CPU best %.3f s, median %.3f s), "
+                        "peak RSS %ld MiB over %d runs\n",
+                        config.name, *std::min_element(walls.begin(), walls.end()), median(walls),
+                        *std::min_element(cpus.begin(), cpus.end()), median(cpus), peak, runs);
+        }
+    }
+    std::printf("load average after: %s", load_average().c_str());
+    if (file.empty() && keep.empty()) std::remove(path.c_str());
     return 0;
 }

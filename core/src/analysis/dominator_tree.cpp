@@ -65,6 +65,10 @@ Numbering number_vertices(const GraphIndex& index, const RootClasses& roots, Dom
         uint32_t end;
     };
     std::vector<Frame> stack;
+    // As deep as the graph, in the worst case (a chain) and nearly so on
+    // heaps: reserved at that size, so that only the pages reached are
+    // touched and nothing is copied as it grows.
+    stack.reserve(size_t{nodes} + 1);
     // "Seen" is tested for every edge: a bitmap stays in cache where the
     // number column (40 MB on a 10M-node heap) would miss.
     NodeBits seen(nodes);
@@ -200,7 +204,6 @@ std::vector<uint32_t> immediate_dominators(const GraphIndex& index, const RootCl
         for (const NodeCount& held : roots.unexplained_nodes()) unexplained_holder.set(held.node);
     }
     Predecessors predecessors = list_predecessors(index, numbering);
-    release(numbering.number);
 
     // Link-eval forest with Lengauer and Tarjan's balanced linking. Simple
     // linking (each vertex under its DFS parent) lets compressed paths grow
@@ -218,10 +221,13 @@ std::vector<uint32_t> immediate_dominators(const GraphIndex& index, const RootCl
         uint32_t size;
         uint32_t child;
     };
-    std::vector<ForestEntry> forest(size_t{count} + 1);
-    forest[0] = {0, 0, 0, 0};
-    for (uint32_t x = 1; x <= count; ++x) forest[x] = {0, x, 1, 0};
-    std::vector<uint32_t> semi(count, 0);  // by number, as numbers
+    std::vector<ForestEntry> forest;
+    forest.reserve(size_t{count} + 1);
+    forest.push_back({0, 0, 0, 0});
+    for (uint32_t x = 1; x <= count; ++x) forest.push_back({0, x, 1, 0});
+    // By number, as numbers; in the storage of `number`, done with (every
+    // entry is written before it is read).
+    std::vector<uint32_t> semi = std::move(numbering.number);
     std::vector<uint32_t> path;  // compression stack, reused
 
     // Smallest best on the path from x to the root of its tree, excluding
@@ -346,54 +352,62 @@ DominatorTree::DominatorTree(const GraphIndex& index, const RootClasses& roots, 
     Numbering numbering = number_vertices(index, roots, mode);
     std::vector<uint32_t> idom_number = immediate_dominators(index, roots, numbering);
     const uint32_t count = numbering.count;
-    const std::vector<uint32_t>& vertex = numbering.vertex;
     const auto id_of = [nodes](uint32_t slot) {
         return slot < nodes ? slot : slot == nodes ? kSuperRoot : kUnexplainedRoot;
     };
 
     // Subtree sums in decreasing number order: every dominator has a smaller
     // number than what it dominates, so a vertex's total is complete before
-    // it is added to its dominator.
+    // it is added to its dominator. They add up straight in the results
+    // (by slot): no number-indexed copy to allocate and then scatter. The
+    // slots of the vertices a few steps ahead are known, so their entries
+    // are fetched early.
     const uint64_t* sizes = index.snapshot().node_size.data();
-    std::vector<uint64_t> size_by_number(count, 0);
-    std::vector<uint32_t> count_by_number(count, 0);
-    for (uint32_t i = count; i-- > 1;) {
-        const uint32_t v = vertex[i];
-        if (v < nodes) {
-            size_by_number[i] += sizes[v];
-            count_by_number[i] += 1;
-        }
-        size_by_number[idom_number[i]] += size_by_number[i];
-        count_by_number[idom_number[i]] += count_by_number[i];
-    }
-
     idom_.assign(slots, kNoNode);
     retained_size_.assign(slots, 0);
     retained_count_.assign(slots, 0);
     child_offset_.assign(size_t{slots} + 1, 0);
-    for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t* vertex = numbering.vertex.data();
+    constexpr uint32_t kAhead = 8;
+    for (uint32_t i = count; i-- > 1;) {
+        if (i > 2 * kAhead) __builtin_prefetch(&vertex[idom_number[i - 2 * kAhead]]);
+        if (i > kAhead) {
+            const uint32_t ahead = vertex[i - kAhead];
+            __builtin_prefetch(&retained_size_[ahead]);
+            __builtin_prefetch(&retained_count_[ahead]);
+            __builtin_prefetch(&idom_[ahead]);
+            if (ahead < nodes) __builtin_prefetch(&sizes[ahead]);
+            const uint32_t up = vertex[idom_number[i - kAhead]];
+            __builtin_prefetch(&retained_size_[up]);
+            __builtin_prefetch(&retained_count_[up]);
+            __builtin_prefetch(&child_offset_[up + 1]);
+        }
         const uint32_t v = vertex[i];
-        retained_size_[v] = size_by_number[i];
-        retained_count_[v] = count_by_number[i];
-        if (i == 0) continue;
-        const uint32_t dominator_slot = vertex[idom_number[i]];
-        idom_[v] = id_of(dominator_slot);
-        ++child_offset_[dominator_slot + 1];
+        const uint32_t d = vertex[idom_number[i]];
+        if (v < nodes) {
+            retained_size_[v] += sizes[v];
+            retained_count_[v] += 1;
+        }
+        retained_size_[d] += retained_size_[v];
+        retained_count_[d] += retained_count_[v];
+        idom_[v] = id_of(d);
+        ++child_offset_[d + 1];
     }
     reachable_count_ = count - 1 - (mode == DominatorRoots::ExplainedAndUnexplained ? 1 : 0);
-    release(size_by_number);
-    release(count_by_number);
     release(idom_number);
     release(numbering.vertex);
 
     // Children grouped by dominator, each group in increasing slot order.
+    // child_offset_[d] serves as d's cursor and ends up at the end of d's
+    // group, which is where d + 1's starts: shifting by one restores it.
     for (uint32_t s = 0; s < slots; ++s) child_offset_[s + 1] += child_offset_[s];
     children_.resize(child_offset_[slots]);
-    std::vector<uint32_t> cursor(child_offset_.begin(), child_offset_.end() - 1);
     for (uint32_t s = 0; s < slots; ++s) {
         if (idom_[s] == kNoNode) continue;
-        children_[cursor[slot(idom_[s])]++] = id_of(s);
+        children_[child_offset_[slot(idom_[s])]++] = id_of(s);
     }
+    for (uint32_t s = slots; s > 0; --s) child_offset_[s] = child_offset_[s - 1];
+    child_offset_[0] = 0;
 }
 
 std::vector<uint32_t> DominatorTree::children_by_retained_size(uint32_t node) const {

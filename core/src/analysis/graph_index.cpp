@@ -1,8 +1,10 @@
 #include "refscope/analysis/graph_index.h"
 
 #include <algorithm>
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace refscope::analysis {
 namespace {
@@ -25,6 +27,33 @@ void check_columns(const Snapshot& s) {
     }
 }
 
+// Runs `second` on another thread while this one runs `first` (both on this
+// thread when !parallel); rethrows an exception of either once both are done.
+template <typename First, typename Second>
+void run_both(bool parallel, First&& first, Second&& second) {
+    if (!parallel) {
+        first();
+        second();
+        return;
+    }
+    std::exception_ptr second_error;
+    std::thread thread([&] {
+        try {
+            second();
+        } catch (...) {
+            second_error = std::current_exception();
+        }
+    });
+    try {
+        first();
+    } catch (...) {
+        thread.join();
+        throw;
+    }
+    thread.join();
+    if (second_error) std::rethrow_exception(second_error);
+}
+
 }  // namespace
 
 GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
@@ -33,6 +62,7 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
     edge_count_ = static_cast<uint32_t>(snapshot.edge_count());
     const uint32_t* sources = snapshot.edge_source.data();
     const uint32_t* targets = snapshot.edge_target.data();
+    const uint8_t* flags = snapshot.edge_flags.data();
 
     // In-edges are sorted by target in two cache-friendly passes instead of
     // one counting sort: a plain counting sort makes two random accesses per
@@ -40,17 +70,29 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
     // are first distributed into buckets of kBucketNodes consecutive targets
     // (a few hundred sequential output streams), then each bucket is counting-
     // sorted with its counters in cache. Both passes are stable, so a node's
-    // in-edges stay in increasing edge id order.
-    constexpr uint32_t kBucketShift = 16;
+    // in-edges stay in increasing edge id order. The owned in-degrees (what
+    // RootClasses subtracts from refcounts) are counted in the same in-cache
+    // pass, which saves a pass of random increments over a node-sized array.
+    constexpr uint32_t kBucketShift = 15;
+    constexpr uint16_t kOwnedBit = 1u << kBucketShift;
     constexpr uint32_t kBucketNodes = 1u << kBucketShift;
     const uint32_t bucket_count = (node_count_ >> kBucketShift) + 1;
 
-    // Pass 1: bounds, grouping, out-degrees, bucket sizes.
+    // Passes 2 and 3 run on two threads on big graphs: pass 2 splits the
+    // edges in two halves (the first half's edges go first in every bucket,
+    // so the order stays stable), pass 3 splits the buckets.
+    const bool parallel = edge_count_ >= (1u << 20);
+    const uint32_t half = edge_count_ / 2;
+
+    // Pass 1: bounds, grouping, out-degrees, bucket sizes (and how many of
+    // each bucket's edges are in the first half).
     out_offset_.assign(size_t{node_count_} + 1, 0);
     std::vector<uint32_t> bucket_start(size_t{bucket_count} + 1, 0);
+    std::vector<uint32_t> first_half(bucket_count, 0);
     bool grouped = true;
     uint32_t previous_source = 0;
     for (uint32_t e = 0; e < edge_count_; ++e) {
+        if (e == half) first_half.assign(bucket_start.begin() + 1, bucket_start.end());
         const uint32_t source = sources[e];
         const uint32_t target = targets[e];
         if (source >= node_count_ || target >= node_count_) {
@@ -68,40 +110,68 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
     for (uint32_t b = 0; b < bucket_count; ++b) bucket_start[b + 1] += bucket_start[b];
 
     // Pass 2: edge ids into their bucket's slice of in_edge_, with the low
-    // bits of the target beside them so pass 3 need not look targets up.
+    // bits of the target and the owned flag beside them so pass 3 need not
+    // look targets or flags up.
     in_edge_.resize(edge_count_);
     std::vector<uint16_t> low_bits(edge_count_);
-    {
-        std::vector<uint32_t> cursor(bucket_start.begin(), bucket_start.end() - 1);
-        for (uint32_t e = 0; e < edge_count_; ++e) {
+    const auto distribute = [&](uint32_t first_edge, uint32_t last_edge,
+                                std::vector<uint32_t> cursor) {
+        for (uint32_t e = first_edge; e < last_edge; ++e) {
             const uint32_t position = cursor[targets[e] >> kBucketShift]++;
             in_edge_[position] = e;
-            low_bits[position] = static_cast<uint16_t>(targets[e] & (kBucketNodes - 1));
+            const uint16_t owned = (flags[e] & format::kEdgeOwned) ? kOwnedBit : 0;
+            low_bits[position] = static_cast<uint16_t>((targets[e] & (kBucketNodes - 1)) | owned);
         }
+    };
+    {
+        std::vector<uint32_t> first_cursor(bucket_start.begin(), bucket_start.end() - 1);
+        std::vector<uint32_t> second_cursor(first_cursor);
+        for (uint32_t b = 0; b < bucket_count; ++b) second_cursor[b] += first_half[b];
+        run_both(
+            parallel, [&] { distribute(0, half, std::move(first_cursor)); },
+            [&] { distribute(half, edge_count_, std::move(second_cursor)); });
     }
 
     // Pass 3: counting sort inside each bucket.
     in_offset_.assign(size_t{node_count_} + 1, 0);
-    std::vector<uint32_t> count(kBucketNodes);
-    std::vector<uint32_t> scratch;
-    for (uint32_t b = 0; b < bucket_count; ++b) {
-        const uint32_t begin = bucket_start[b];
-        const uint32_t end = bucket_start[b + 1];
-        const uint32_t first_node = b << kBucketShift;
-        const uint32_t nodes = std::min(kBucketNodes, node_count_ - first_node);
-        if (nodes == 0) break;
-        std::fill(count.begin(), count.begin() + nodes, 0);
-        for (uint32_t p = begin; p < end; ++p) ++count[low_bits[p]];
-        uint32_t offset = begin;
-        for (uint32_t i = 0; i < nodes; ++i) {
-            in_offset_[first_node + i] = offset;
-            const uint32_t c = count[i];
-            count[i] = offset;  // from here on: the next free position
-            offset += c;
+    owned_in_.resize(node_count_);
+    const auto sort_buckets = [&](uint32_t first_bucket, uint32_t last_bucket) {
+        std::vector<uint32_t> count(kBucketNodes);
+        std::vector<uint32_t> owned(kBucketNodes);
+        std::vector<uint32_t> scratch;
+        for (uint32_t b = first_bucket; b < last_bucket; ++b) {
+            const uint32_t begin = bucket_start[b];
+            const uint32_t end = bucket_start[b + 1];
+            const uint32_t first_node = b << kBucketShift;
+            const uint32_t nodes = std::min(kBucketNodes, node_count_ - first_node);
+            if (nodes == 0) break;
+            std::fill(count.begin(), count.begin() + nodes, 0);
+            std::fill(owned.begin(), owned.begin() + nodes, 0);
+            for (uint32_t p = begin; p < end; ++p) {
+                const uint16_t low = low_bits[p];
+                ++count[low & (kBucketNodes - 1)];
+                owned[low & (kBucketNodes - 1)] += low >> kBucketShift;
+            }
+            uint32_t offset = begin;
+            for (uint32_t i = 0; i < nodes; ++i) {
+                in_offset_[first_node + i] = offset;
+                owned_in_[first_node + i] = owned[i];
+                const uint32_t c = count[i];
+                count[i] = offset;  // from here on: the next free position
+                offset += c;
+            }
+            scratch.assign(in_edge_.begin() + begin, in_edge_.begin() + end);
+            for (uint32_t p = begin; p < end; ++p) {
+                in_edge_[count[low_bits[p] & (kBucketNodes - 1)]++] = scratch[p - begin];
+            }
         }
-        scratch.assign(in_edge_.begin() + begin, in_edge_.begin() + end);
-        for (uint32_t p = begin; p < end; ++p) in_edge_[count[low_bits[p]]++] = scratch[p - begin];
-    }
+    };
+    // The buckets split where half of the edges are on either side.
+    const auto middle = std::lower_bound(bucket_start.begin(), bucket_start.end() - 1, half);
+    const auto middle_bucket = static_cast<uint32_t>(middle - bucket_start.begin());
+    run_both(
+        parallel, [&] { sort_buckets(0, middle_bucket); },
+        [&] { sort_buckets(middle_bucket, bucket_count); });
     in_offset_[node_count_] = edge_count_;
 
     if (!grouped) {

@@ -18,13 +18,6 @@ RootClasses::RootClasses(const GraphIndex& index) : index_(&index) {
     const Snapshot& s = index.snapshot();
     const uint32_t node_count = index.node_count();
 
-    owned_in_.assign(node_count, 0);
-    const uint32_t* targets = s.edge_target.data();
-    const uint8_t* flags = s.edge_flags.data();
-    for (uint32_t e = 0; e < index.edge_count(); ++e) {
-        if (flags[e] & format::kEdgeOwned) ++owned_in_[targets[e]];
-    }
-
     // Records grouped by node, in explanation order within a node.
     root_order_.reserve(s.roots.size());
     for (size_t r = 0; r < s.roots.size(); ++r) {
@@ -88,7 +81,7 @@ SurplusBreakdown RootClasses::breakdown(uint32_t node, std::span<const uint32_t>
     const Snapshot& s = index_->snapshot();
     SurplusBreakdown b;
     b.refcount = s.node_refcount[node];
-    b.owned_in = owned_in_[node];
+    b.owned_in = index_->owned_in_degree(node);
     b.counted = (s.node_flags[node] & (format::kNodeImmortal | format::kNodeNative)) == 0;
     if (!b.counted) return b;
 

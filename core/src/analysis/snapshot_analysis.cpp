@@ -11,19 +11,30 @@ namespace refscope::analysis {
 
 namespace {
 
-// Each stage's share of the pipeline, from the 10M-node benchmark
-// (docs/performance.md): read 1.6 s, index 0.45, roots 0.3, BFS 1.2,
-// dominators 2.0, cycles 1.3, suspects ~0.4. Only the bar's smoothness
-// depends on these.
-constexpr double kWeight[] = {1.6, 0.45, 0.3, 1.2, 2.0, 1.3, 0.4};
+// Each stage's share of the pipeline, in seconds on the 10M-node benchmark
+// (docs/performance.md). One after the other: read 0.64, index 0.24, roots
+// 0.04, BFS 0.47, dominators 1.4, cycles 0.9, suspects 0.08. With the
+// dominator tree on its own thread (beside BFS and cycles) its report comes
+// after the BFS, when about 0.95 s remain before the suspects, and Cycles is
+// not reported. Only the bar's smoothness depends on these.
+constexpr double kSerialWeight[] = {0.64, 0.24, 0.04, 0.47, 1.4, 0.9, 0.08};
+constexpr double kParallelWeight[] = {0.64, 0.24, 0.04, 0.47, 0.95, 0.0, 0.08};
 
-double weight_before(AnalysisStage stage) {
+// Whether run() puts the dominator tree on a second thread.
+bool dominators_in_parallel(const AnalysisOptions& options) {
+    return options.parallel && (options.dominators || options.suspects);
+}
+
+double weight_before(const AnalysisOptions& options, AnalysisStage stage) {
+    const double* weight = dominators_in_parallel(options) ? kParallelWeight : kSerialWeight;
     double sum = 0;
-    for (int s = 0; s < static_cast<int>(stage); ++s) sum += kWeight[s];
+    for (int s = 0; s < static_cast<int>(stage); ++s) sum += weight[s];
     return sum;
 }
 
-constexpr double kTotalWeight = 1.6 + 0.45 + 0.3 + 1.2 + 2.0 + 1.3 + 0.4;
+double total_weight(const AnalysisOptions& options) {
+    return weight_before(options, AnalysisStage::Done);
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -62,7 +73,7 @@ std::unique_ptr<SnapshotAnalysis> SnapshotAnalysis::load(const std::string& path
     result->path_ = path;
     result->snapshot_ = std::make_unique<Snapshot>(format::read_snapshot_file(path));
     result->stage_seconds_[static_cast<int>(AnalysisStage::Read)] = seconds_since(start);
-    result->run(options, weight_before(AnalysisStage::Index) / kTotalWeight);
+    result->run(options, weight_before(options, AnalysisStage::Index) / total_weight(options));
     return result;
 }
 
@@ -90,12 +101,12 @@ void SnapshotAnalysis::run(const AnalysisOptions& options, double done_before) {
     const bool want_cycles = options.cycles || want_suspects;
     // Progress fractions are rescaled so that a pipeline without the read
     // stage still runs from 0 to 1.
-    const double skipped = done_before > 0 ? 0.0 : weight_before(AnalysisStage::Index);
-    const double span = kTotalWeight - skipped;
+    const double skipped = done_before > 0 ? 0.0 : weight_before(options, AnalysisStage::Index);
+    const double span = total_weight(options) - skipped;
     auto report = [&](AnalysisStage stage) {
         check_cancel(options);
         if (!options.progress) return;
-        double fraction = (weight_before(stage) - skipped) / span;
+        double fraction = (weight_before(options, stage) - skipped) / span;
         if (stage == AnalysisStage::Done) fraction = 1.0;
         options.progress(stage, fraction);
     };
@@ -108,8 +119,7 @@ void SnapshotAnalysis::run(const AnalysisOptions& options, double done_before) {
 
     timed(AnalysisStage::Index, [&] { index_ = std::make_unique<GraphIndex>(*snapshot_); });
     timed(AnalysisStage::Roots, [&] { roots_ = std::make_unique<RootClasses>(*index_); });
-    timed(AnalysisStage::Paths, [&] { paths_ = std::make_unique<RetentionPaths>(*index_, *roots_); });
-
+    auto build_paths = [&] { paths_ = std::make_unique<RetentionPaths>(*index_, *roots_); };
     auto build_dominators = [&] {
         const auto start = Clock::now();
         dominators_ = std::make_unique<DominatorTree>(*index_, *roots_, options.dominator_roots);
@@ -120,27 +130,36 @@ void SnapshotAnalysis::run(const AnalysisOptions& options, double done_before) {
         cycles_ = std::make_unique<Cycles>(*index_, *roots_, *paths_);
         stage_seconds_[static_cast<int>(AnalysisStage::Cycles)] = seconds_since(start);
     };
-    if (want_dominators && want_cycles && options.parallel) {
-        report(AnalysisStage::Dominators);
-        // The cycle finder runs on a second thread; its exception (bad_alloc)
-        // is carried back and rethrown here after both are done.
-        std::exception_ptr cycles_error;
-        std::thread cycles_thread([&] {
+    if (dominators_in_parallel(options)) {
+        // The dominator tree needs only the index and the root classes, so
+        // it starts now on a second thread while this one runs the BFS and
+        // then the cycle finder (which needs the BFS): the two sides take
+        // about as long. Its exception (bad_alloc) is carried back and
+        // rethrown here once it has finished; a cancel waits for it too.
+        report(AnalysisStage::Paths);
+        std::exception_ptr dominators_error;
+        std::thread dominators_thread([&] {
             try {
-                build_cycles();
+                build_dominators();
             } catch (...) {
-                cycles_error = std::current_exception();
+                dominators_error = std::current_exception();
             }
         });
         try {
-            build_dominators();
+            const auto start = Clock::now();
+            build_paths();
+            stage_seconds_[static_cast<int>(AnalysisStage::Paths)] = seconds_since(start);
+            // From here on the report means "dominators and cycles".
+            report(AnalysisStage::Dominators);
+            if (want_cycles) build_cycles();
         } catch (...) {
-            cycles_thread.join();
+            dominators_thread.join();
             throw;
         }
-        cycles_thread.join();
-        if (cycles_error) std::rethrow_exception(cycles_error);
+        dominators_thread.join();
+        if (dominators_error) std::rethrow_exception(dominators_error);
     } else {
+        timed(AnalysisStage::Paths, build_paths);
         if (want_dominators) {
             report(AnalysisStage::Dominators);
             build_dominators();

@@ -12,11 +12,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <string>
-#include <vector>
 #include <system_error>
+#include <thread>
+#include <vector>
 
 #include "format/compression.h"
 #include "format/validation.h"
@@ -74,6 +76,16 @@ public:
     }
 
     size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+    const uint8_t* position() const { return p_; }
+    const uint8_t* end() const { return end_; }
+    // The same section from another position in [position(), end()]: where
+    // another thread decodes a later column.
+    PayloadCursor at(const uint8_t* p) const {
+        PayloadCursor c = *this;
+        c.p_ = p;
+        return c;
+    }
+    void skip_to(const uint8_t* p) { p_ = p; }
 
     // A cursor over the next `len` bytes (a nested structure), reporting
     // errors under the same section and frame offset.
@@ -148,6 +160,41 @@ std::string read_string_value(PayloadCursor& c, uint64_t len, const char* what) 
     const uint8_t* p = c.bytes(len, what);
     return std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(len));
 }
+
+// Work on a second thread whose error is rethrown by finish(), so that the
+// caller can put it in sequence with its own. The destructor waits for the
+// thread (an exception on the calling thread must not leave it running over
+// data that is going away).
+class BackgroundJob {
+public:
+    BackgroundJob() = default;
+    BackgroundJob(const BackgroundJob&) = delete;
+    BackgroundJob& operator=(const BackgroundJob&) = delete;
+    ~BackgroundJob() {
+        if (thread_.joinable()) thread_.join();
+    }
+
+    template <typename Work>
+    void start(Work work) {
+        thread_ = std::thread([this, work = std::move(work)]() mutable {
+            try {
+                work();
+            } catch (...) {
+                error_ = std::current_exception();
+            }
+        });
+    }
+    // Waits for the job (if one was started) and rethrows its error.
+    void finish() {
+        if (!thread_.joinable()) return;
+        thread_.join();
+        if (error_) std::rethrow_exception(error_);
+    }
+
+private:
+    std::thread thread_;
+    std::exception_ptr error_;
+};
 
 // Header: fields `varint tag, varint length, value` (see the writer).
 void decode_header(PayloadCursor& c, SnapshotHeader& h) {
@@ -257,12 +304,18 @@ void decode_types(PayloadCursor& c, std::vector<TypeInfo>& types) {
     for (TypeInfo& t : types) t.type_address = c.varint("type address column");
 }
 
-void decode_nodes(PayloadCursor& c, Snapshot& s) {
+// The Nodes section in two steps: the count (which the Edges section needs),
+// then the columns.
+size_t decode_node_count(PayloadCursor& c) {
     // Six columns, each at least one byte per node.
     const size_t n = c.count("node count", 6);
     if (n >= kNoNode)
         c.fail(ReadErrorCode::TooLarge,
                "node count " + std::to_string(n) + " leaves no room for kNoNode");
+    return n;
+}
+
+void decode_node_columns(PayloadCursor& c, Snapshot& s, size_t n) {
     const uint64_t shift = c.varint("address shift");
     if (shift > 63)
         c.fail(ReadErrorCode::Corrupt, "address shift " + std::to_string(shift) + " exceeds 63");
@@ -297,8 +350,47 @@ void decode_nodes(PayloadCursor& c, Snapshot& s) {
     }
 }
 
-void decode_edges(PayloadCursor& c, Snapshot& s) {
-    const size_t n = s.node_count();
+// Where `count` varints starting at `p` end, or nullptr if [p, end) holds
+// fewer: each varint ends at the first byte with its high bit clear, so this
+// counts such bytes, 8 at a time.
+const uint8_t* skip_varints(const uint8_t* p, const uint8_t* end, uint64_t count) {
+    if (count == 0) return p;
+    while (end - p >= 8) {
+        const uint64_t stops = ~load_le64(p) & 0x8080808080808080ull;
+        const auto in_word = static_cast<uint64_t>(__builtin_popcountll(stops));
+        if (in_word >= count) break;  // the last one ends in this word
+        count -= in_word;
+        p += 8;
+    }
+    for (; p < end; ++p) {
+        if ((*p & 0x80) == 0 && --count == 0) return p + 1;
+    }
+    return nullptr;
+}
+
+// The label column of `e` edges, with their kinds at `kinds` (edge_source
+// already decoded).
+void decode_labels(PayloadCursor& c, const uint8_t* kinds, Snapshot& s, size_t e) {
+    s.edge_label.resize(e);
+    int64_t position = 0;
+    for (size_t k = 0; k < e; ++k) {
+        position = (k > 0 && s.edge_source[k] == s.edge_source[k - 1]) ? position + 1 : 0;
+        const uint8_t kind = kinds[k];
+        if (kind == static_cast<uint8_t>(EdgeKind::Index) ||
+            kind == static_cast<uint8_t>(EdgeKind::Reference)) {
+            const int64_t label = position + zigzag_decode(c.varint("label column"));
+            if (label < 0 || static_cast<uint64_t>(label) > kU32Max)
+                c.fail(ReadErrorCode::Corrupt, "edge " + std::to_string(k) + ": label " +
+                                                   std::to_string(label) + " exceeds 32 bits");
+            s.edge_label[k] = static_cast<uint32_t>(label);
+        } else {
+            s.edge_label[k] = c.u32("label column");
+        }
+    }
+}
+
+// `n`: the node count of the Nodes section.
+void decode_edges(PayloadCursor& c, Snapshot& s, size_t n) {
     // The out-degree column has one varint per node; each edge then takes at
     // least 4 bytes (target, kind, flags, label).
     const uint64_t e = c.varint("edge count");
@@ -325,34 +417,58 @@ void decode_edges(PayloadCursor& c, Snapshot& s) {
     if (filled != e)
         c.fail(ReadErrorCode::Corrupt, "out-degrees add up to " + std::to_string(filled) +
                                            " edges, " + std::to_string(e) + " declared");
-    s.edge_target.resize(static_cast<size_t>(e));
-    for (size_t k = 0; k < e; ++k) {
-        const int64_t t = int64_t{s.edge_source[k]} + zigzag_decode(c.varint("target column"));
-        if (t < 0 || static_cast<uint64_t>(t) >= n)
-            c.fail(ReadErrorCode::Corrupt, "edge " + std::to_string(k) + ": target " +
-                                               std::to_string(t) + " is out of range (" +
-                                               std::to_string(n) + " nodes)");
-        s.edge_target[k] = static_cast<uint32_t>(t);
-    }
-    const uint8_t* kinds = c.bytes(e, "kind column");
-    s.edge_kind.assign(kinds, kinds + e);
-    const uint8_t* flags = c.bytes(e, "edge flags column");
-    s.edge_flags.assign(flags, flags + e);
-    s.edge_label.resize(static_cast<size_t>(e));
-    int64_t position = 0;
-    for (size_t k = 0; k < e; ++k) {
-        position = (k > 0 && s.edge_source[k] == s.edge_source[k - 1]) ? position + 1 : 0;
-        const uint8_t kind = s.edge_kind[k];
-        if (kind == static_cast<uint8_t>(EdgeKind::Index) ||
-            kind == static_cast<uint8_t>(EdgeKind::Reference)) {
-            const int64_t label = position + zigzag_decode(c.varint("label column"));
-            if (label < 0 || static_cast<uint64_t>(label) > kU32Max)
-                c.fail(ReadErrorCode::Corrupt, "edge " + std::to_string(k) + ": label " +
-                                                   std::to_string(label) + " exceeds 32 bits");
-            s.edge_label[k] = static_cast<uint32_t>(label);
-        } else {
-            s.edge_label[k] = c.u32("label column");
+
+    // The label column is decoded on a second thread while this one decodes
+    // the targets (each is about a third of the section's work). It starts
+    // 2e bytes (kinds, flags) after the target column, whose end the job
+    // finds by counting varints. Errors keep their order: one in the target,
+    // kind or flags columns is thrown from here, after waiting for the job,
+    // whose result is then dropped; the job's own error comes only after
+    // those columns were read without one. The job reads the kinds from the
+    // payload and writes only edge_label.
+    struct LabelResult {
+        bool decoded = false;  // false: the columns before did not fit (this thread says why)
+        const uint8_t* end = nullptr;
+    } labels;
+    BackgroundJob label_job;
+    const uint64_t edge_count = e;
+    label_job.start([&s, &labels, c, edge_count] {
+        const uint8_t* kinds = skip_varints(c.position(), c.end(), edge_count);
+        if (kinds == nullptr || static_cast<uint64_t>(c.end() - kinds) < 2 * edge_count) return;
+        PayloadCursor label_cursor = c.at(kinds + 2 * edge_count);
+        decode_labels(label_cursor, kinds, s, static_cast<size_t>(edge_count));
+        labels.end = label_cursor.position();
+        labels.decoded = true;
+    });
+    try {
+        s.edge_target.resize(static_cast<size_t>(e));
+        for (size_t k = 0; k < e; ++k) {
+            const int64_t t = int64_t{s.edge_source[k]} + zigzag_decode(c.varint("target column"));
+            if (t < 0 || static_cast<uint64_t>(t) >= n)
+                c.fail(ReadErrorCode::Corrupt, "edge " + std::to_string(k) + ": target " +
+                                                   std::to_string(t) + " is out of range (" +
+                                                   std::to_string(n) + " nodes)");
+            s.edge_target[k] = static_cast<uint32_t>(t);
         }
+        const uint8_t* kinds = c.bytes(e, "kind column");
+        s.edge_kind.assign(kinds, kinds + e);
+        const uint8_t* flags = c.bytes(e, "edge flags column");
+        s.edge_flags.assign(flags, flags + e);
+    } catch (...) {
+        try {
+            label_job.finish();
+        } catch (...) {
+            // The labels come after the column that failed: their error is moot.
+        }
+        throw;
+    }
+    label_job.finish();
+    if (labels.decoded) {
+        c.skip_to(labels.end);
+    } else {
+        // Cannot happen when the columns before were read (the job finds
+        // the same boundaries), but decoding here is always right.
+        decode_labels(c, s.edge_kind.data(), s, static_cast<size_t>(e));
     }
 }
 
@@ -400,6 +516,41 @@ constexpr size_t required_index(uint16_t id) {
 }
 constexpr size_t kNodesIndex = required_index(static_cast<uint16_t>(SectionId::Nodes));
 
+// The Nodes and Edges sections are independent once the node count is known,
+// and on a big snapshot each takes a few hundred milliseconds to decompress
+// and decode: the Nodes columns are decoded on a second thread while the
+// reader goes on with the Edges section. Errors keep their sequential order:
+// the reader would have stopped at a bad Nodes section, so its error wins
+// over anything found later in the file, and only after it has finished is
+// anything that depends on the node columns (the cross-reference checks)
+// looked at.
+class NodeColumnsJob {
+public:
+    // Decodes the columns after the count on a second thread. `buffer` holds
+    // the decompressed payload `c` reads (or is empty when `c` reads the
+    // caller's input directly); it is kept until the job is done.
+    void start(PayloadCursor c, Snapshot& s, size_t n, bool newer_minor,
+               std::vector<uint8_t>&& buffer) {
+        buffer_ = std::move(buffer);
+        job_.start([c, &s, n, newer_minor]() mutable {
+            decode_node_columns(c, s, n);
+            if (c.remaining() != 0 && !newer_minor)
+                c.fail(ReadErrorCode::Corrupt,
+                       std::to_string(c.remaining()) + " unexpected bytes after the last column");
+        });
+    }
+
+    // Waits for the job (if one was started) and rethrows its error.
+    void finish() {
+        job_.finish();
+        buffer_ = {};
+    }
+
+private:
+    std::vector<uint8_t> buffer_;
+    BackgroundJob job_;  // declared last: destroyed (joined) before the buffer
+};
+
 }  // namespace
 
 Snapshot decode_snapshot(const uint8_t* data, size_t size) {
@@ -443,103 +594,124 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
     bool seen_end = false;
     std::vector<uint8_t> unpacked;
     std::optional<SectionDecompressor> decompressor;  // created on first use
-    while (!seen_end) {
-        const uint64_t left = size - offset;
-        if (left == 0)
-            fail(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(offset) +
-                                               " after " + std::to_string(sections) +
-                                               " sections: no End section");
-        if (left < kSectionFrameBytes)
-            fail(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(size) +
-                                               ": section frame at offset " +
-                                               std::to_string(offset) + " needs " +
-                                               std::to_string(kSectionFrameBytes) + " bytes");
-        const uint8_t* fp = data + offset;
-        const SectionFrame f = load_frame(fp);
-        const std::string where =
-            section_label(f.id) + " (frame at offset " + std::to_string(offset) + ")";
-        if (!frame_checksum_ok(fp))
-            fail(ReadErrorCode::BadChecksum, where + ": frame checksum mismatch (damaged frame)");
-        if (++sections > kMaxSections)
-            fail(ReadErrorCode::TooLarge,
-                 where + ": more than " + std::to_string(kMaxSections) + " sections");
-        if (f.stored_bytes > kMaxSectionBytes || f.raw_bytes > kMaxSectionBytes)
-            fail(ReadErrorCode::TooLarge,
-                 where + ": declares " + std::to_string(std::max(f.stored_bytes, f.raw_bytes)) +
-                     " bytes, over the limit of " + std::to_string(kMaxSectionBytes));
-        const uint64_t payload_at = offset + kSectionFrameBytes;
-        if (f.stored_bytes > size - payload_at)
-            fail(ReadErrorCode::Truncated, where + ": declares " + std::to_string(f.stored_bytes) +
-                                               " payload bytes, the input ends after " +
-                                               std::to_string(size - payload_at));
-        const uint8_t* payload = data + payload_at;
-        if (crc32c(payload, static_cast<size_t>(f.stored_bytes)) != f.crc32c)
-            fail(ReadErrorCode::BadChecksum, where + ": payload checksum mismatch");
-        offset = payload_at + f.stored_bytes;
+    size_t node_count = 0;
+    NodeColumnsJob node_columns;
+    try {
+        while (!seen_end) {
+            const uint64_t left = size - offset;
+            if (left == 0)
+                fail(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(offset) +
+                                                   " after " + std::to_string(sections) +
+                                                   " sections: no End section");
+            if (left < kSectionFrameBytes)
+                fail(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(size) +
+                                                   ": section frame at offset " +
+                                                   std::to_string(offset) + " needs " +
+                                                   std::to_string(kSectionFrameBytes) + " bytes");
+            const uint8_t* fp = data + offset;
+            const SectionFrame f = load_frame(fp);
+            const std::string where =
+                section_label(f.id) + " (frame at offset " + std::to_string(offset) + ")";
+            if (!frame_checksum_ok(fp))
+                fail(ReadErrorCode::BadChecksum,
+                     where + ": frame checksum mismatch (damaged frame)");
+            if (++sections > kMaxSections)
+                fail(ReadErrorCode::TooLarge,
+                     where + ": more than " + std::to_string(kMaxSections) + " sections");
+            if (f.stored_bytes > kMaxSectionBytes || f.raw_bytes > kMaxSectionBytes)
+                fail(ReadErrorCode::TooLarge,
+                     where + ": declares " + std::to_string(std::max(f.stored_bytes, f.raw_bytes)) +
+                         " bytes, over the limit of " + std::to_string(kMaxSectionBytes));
+            const uint64_t payload_at = offset + kSectionFrameBytes;
+            if (f.stored_bytes > size - payload_at)
+                fail(ReadErrorCode::Truncated,
+                     where + ": declares " + std::to_string(f.stored_bytes) +
+                         " payload bytes, the input ends after " +
+                         std::to_string(size - payload_at));
+            const uint8_t* payload = data + payload_at;
+            if (crc32c(payload, static_cast<size_t>(f.stored_bytes)) != f.crc32c)
+                fail(ReadErrorCode::BadChecksum, where + ": payload checksum mismatch");
+            offset = payload_at + f.stored_bytes;
 
-        const uint16_t known_flags = kSectionZstd | kSectionRequired;
-        const size_t index = required_index(f.id);
-        const bool decoded = index < std::size(kRequiredSections);
-        if (f.id == static_cast<uint16_t>(SectionId::End)) {
-            seen_end = true;  // its payload is reserved: empty in 1.0, ignored
-            break;
-        }
-        if (!decoded) {
-            // Unknown (or reserved, like NativeNodes in 1.0): skipped unless
-            // the writer marked it as required to understand the snapshot.
-            if (f.flags & kSectionRequired)
-                fail(newer_minor ? ReadErrorCode::NewerVersion : ReadErrorCode::Corrupt,
-                     where + ": unknown section marked required" +
-                         (newer_minor ? "; written by refscope format " + std::to_string(major) +
-                                            "." + std::to_string(minor) + ": upgrade refscope"
-                                      : std::string()));
-            continue;
-        }
-        if (f.flags & ~known_flags)
-            fail(newer_minor ? ReadErrorCode::NewerVersion : ReadErrorCode::Corrupt,
-                 where + ": unknown section flags " + hex16(f.flags));
-        if (f.id <= last_known)
-            fail(ReadErrorCode::Corrupt,
-                 where + (f.id == last_known
-                              ? ": duplicate section"
-                              : ": out of order, after the " + section_label(last_known)));
-        last_known = f.id;
-
-        const uint8_t* raw = payload;
-        size_t raw_size = static_cast<size_t>(f.stored_bytes);
-        if (f.flags & kSectionZstd) {
-            if (!decompressor) decompressor.emplace();
-            const std::string err = decompressor->run(payload, raw_size, f.raw_bytes, unpacked);
-            if (!err.empty()) fail(ReadErrorCode::Decompress, where + ": " + err);
-            raw = unpacked.data();
-            raw_size = unpacked.size();
-        } else if (f.raw_bytes != f.stored_bytes) {
-            fail(ReadErrorCode::Corrupt,
-                 where + ": uncompressed but raw length " + std::to_string(f.raw_bytes) +
-                     " differs from stored length " + std::to_string(f.stored_bytes));
-        }
-
-        PayloadCursor c(raw, raw_size, f.id, payload_at - kSectionFrameBytes);
-        switch (static_cast<SectionId>(f.id)) {
-            case SectionId::Header: decode_header(c, s.header); break;
-            case SectionId::Strings: decode_strings(c, s.strings); break;
-            case SectionId::Types: decode_types(c, s.types); break;
-            case SectionId::Nodes: decode_nodes(c, s); break;
-            case SectionId::Edges:
-                // The out-degree column has one entry per node.
-                if (frame_offsets[kNodesIndex] == 0)
-                    c.fail(ReadErrorCode::Corrupt, "no Nodes section before it");
-                decode_edges(c, s);
+            const uint16_t known_flags = kSectionZstd | kSectionRequired;
+            const size_t index = required_index(f.id);
+            const bool decoded = index < std::size(kRequiredSections);
+            if (f.id == static_cast<uint16_t>(SectionId::End)) {
+                seen_end = true;  // its payload is reserved: empty in 1.0, ignored
                 break;
-            case SectionId::Roots: decode_roots(c, s.roots); break;
-            case SectionId::Threads: decode_threads(c, s.threads); break;
-            default: break;
+            }
+            if (!decoded) {
+                // Unknown (or reserved, like NativeNodes in 1.0): skipped unless
+                // the writer marked it as required to understand the snapshot.
+                if (f.flags & kSectionRequired)
+                    fail(newer_minor ? ReadErrorCode::NewerVersion : ReadErrorCode::Corrupt,
+                         where + ": unknown section marked required" +
+                             (newer_minor ? "; written by refscope format " +
+                                                std::to_string(major) + "." +
+                                                std::to_string(minor) + ": upgrade refscope"
+                                          : std::string()));
+                continue;
+            }
+            if (f.flags & ~known_flags)
+                fail(newer_minor ? ReadErrorCode::NewerVersion : ReadErrorCode::Corrupt,
+                     where + ": unknown section flags " + hex16(f.flags));
+            if (f.id <= last_known)
+                fail(ReadErrorCode::Corrupt,
+                     where + (f.id == last_known
+                                  ? ": duplicate section"
+                                  : ": out of order, after the " + section_label(last_known)));
+            last_known = f.id;
+
+            const uint8_t* raw = payload;
+            size_t raw_size = static_cast<size_t>(f.stored_bytes);
+            if (f.flags & kSectionZstd) {
+                if (!decompressor) decompressor.emplace();
+                const std::string err = decompressor->run(payload, raw_size, f.raw_bytes, unpacked);
+                if (!err.empty()) fail(ReadErrorCode::Decompress, where + ": " + err);
+                raw = unpacked.data();
+                raw_size = unpacked.size();
+            } else if (f.raw_bytes != f.stored_bytes) {
+                fail(ReadErrorCode::Corrupt,
+                     where + ": uncompressed but raw length " + std::to_string(f.raw_bytes) +
+                         " differs from stored length " + std::to_string(f.stored_bytes));
+            }
+
+            PayloadCursor c(raw, raw_size, f.id, payload_at - kSectionFrameBytes);
+            switch (static_cast<SectionId>(f.id)) {
+                case SectionId::Header: decode_header(c, s.header); break;
+                case SectionId::Strings: decode_strings(c, s.strings); break;
+                case SectionId::Types: decode_types(c, s.types); break;
+                case SectionId::Nodes:
+                    node_count = decode_node_count(c);
+                    // `unpacked` goes with the job when it holds the payload.
+                    node_columns.start(
+                        c, s, node_count, newer_minor,
+                        raw == payload ? std::vector<uint8_t>() : std::move(unpacked));
+                    unpacked = {};
+                    frame_offsets[index] = payload_at - kSectionFrameBytes;
+                    continue;  // the job checks for bytes after the last column
+                case SectionId::Edges:
+                    // The out-degree column has one entry per node.
+                    if (frame_offsets[kNodesIndex] == 0)
+                        c.fail(ReadErrorCode::Corrupt, "no Nodes section before it");
+                    decode_edges(c, s, node_count);
+                    break;
+                case SectionId::Roots: decode_roots(c, s.roots); break;
+                case SectionId::Threads: decode_threads(c, s.threads); break;
+                default: break;
+            }
+            if (c.remaining() != 0 && !newer_minor)
+                c.fail(ReadErrorCode::Corrupt,
+                       std::to_string(c.remaining()) + " unexpected bytes after the last column");
+            frame_offsets[index] = payload_at - kSectionFrameBytes;
         }
-        if (c.remaining() != 0 && !newer_minor)
-            c.fail(ReadErrorCode::Corrupt,
-                   std::to_string(c.remaining()) + " unexpected bytes after the last column");
-        frame_offsets[index] = payload_at - kSectionFrameBytes;
+    } catch (...) {
+        // Found after the Nodes section was handed over: an error of that
+        // section comes first.
+        node_columns.finish();
+        throw;
     }
+    node_columns.finish();
     if (offset != size)
         fail(ReadErrorCode::Corrupt, std::to_string(size - offset) +
                                          " unexpected bytes after the End section at offset " +

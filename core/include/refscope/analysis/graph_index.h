@@ -5,7 +5,7 @@
 // node's out-edges are the contiguous edge ids [out_offset[n], out_offset[n+1]).
 // In-edges are a counting sort of edge ids by target. Ids and offsets are
 // 32-bit (the format caps counts at 2^31), which keeps a 10M-node / 30M-edge
-// index at about 200 MB instead of twice that.
+// index (with the owned in-degrees) at about 240 MB instead of twice that.
 #pragma once
 
 #include <cstdint>
@@ -77,6 +77,9 @@ public:
     const uint32_t* out_offsets() const { return out_offset_.data(); }
     uint32_t out_degree(uint32_t node) const { return out_offset_[node + 1] - out_offset_[node]; }
     uint32_t in_degree(uint32_t node) const { return in_offset_[node + 1] - in_offset_[node]; }
+    // In-edges flagged kEdgeOwned (weak or not): the references to the node
+    // that the snapshot accounts for (RootClasses::owned_in).
+    uint32_t owned_in_degree(uint32_t node) const { return owned_in_[node]; }
 
     uint32_t source(uint32_t edge) const { return snapshot_->edge_source[edge]; }
     uint32_t target(uint32_t edge) const { return snapshot_->edge_target[edge]; }
@@ -101,6 +104,7 @@ private:
     std::vector<uint32_t> out_order_;   // empty unless edges were not grouped by source
     std::vector<uint32_t> in_offset_;   // node_count + 1
     std::vector<uint32_t> in_edge_;     // edge ids grouped by target
+    std::vector<uint32_t> owned_in_;    // node_count
 };
 
 // The node at `address`, or kNoNode. A linear scan: the CLI looks up one

@@ -60,7 +60,7 @@ class RootClasses {
 public:
     explicit RootClasses(const GraphIndex& index);
 
-    uint32_t owned_in(uint32_t node) const { return owned_in_[node]; }
+    uint32_t owned_in(uint32_t node) const { return index_->owned_in_degree(node); }
     // Recomputes the breakdown from the stored owned_in and the node's RootRefs
     // with the same code the constructor uses, so the two never disagree.
     SurplusBreakdown breakdown(uint32_t node) const;
@@ -93,7 +93,6 @@ private:
     SurplusBreakdown breakdown(uint32_t node, std::span<const uint32_t> records) const;
 
     const GraphIndex* index_;
-    std::vector<uint32_t> owned_in_;
     std::vector<uint32_t> root_order_;  // valid record indexes sorted by (node, kind, index)
     std::vector<uint32_t> root_nodes_;
     std::array<RootClassTotals, kRootClassCount> totals_{};

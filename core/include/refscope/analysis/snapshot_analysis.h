@@ -3,12 +3,14 @@
 // heavy verbs and the benchmarks share this one pipeline, so "how long does
 // opening a 10M-object snapshot take" has one answer.
 //
-//   read ─▶ index ─▶ root classes ─▶ retention BFS ─┬─▶ dominator tree ─┐
-//                                                    └─▶ cycles (SCCs) ──┴─▶ leak suspects
+//   read ─▶ index ─▶ root classes ─┬─▶ retention BFS ─▶ cycles (SCCs) ─┬─▶ leak suspects
+//                                   └─▶ dominator tree ──────────────────┘
 //
-// The dominator tree and the cycle finder need only the index, the root
-// classes and the BFS, and not each other: with `parallel` they run on two
-// threads (the machine this targets has two cores).
+// The dominator tree needs only the index and the root classes; the cycle
+// finder needs the BFS too. With `parallel` the dominator tree runs on a
+// second thread while the calling thread runs the BFS and then the cycle
+// finder (the machine this targets has two cores; the two sides take about
+// as long).
 //
 // Cancellation is checked between stages (and between the two parallel
 // stages' completion): a cancelled pipeline throws AnalysisCancelled and
@@ -40,7 +42,7 @@ enum class AnalysisStage : uint8_t {
     Index,
     Roots,
     Paths,
-    Dominators,  // with `parallel`, reported together with Cycles
+    Dominators,  // with `parallel`, reported (after Paths) for Dominators and Cycles
     Cycles,
     Suspects,
     Done,
@@ -60,7 +62,7 @@ struct AnalysisOptions {
     bool dominators = true;  // retained sizes; suspects need them
     bool cycles = true;      // suspects need them
     bool suspects = true;    // needs dominators and cycles (forced on if asked)
-    bool parallel = true;    // dominators and cycles on two threads
+    bool parallel = true;    // dominators ∥ (BFS, cycles) on two threads
     DominatorRoots dominator_roots = DominatorRoots::ExplainedAndUnexplained;
     SuspectOptions suspect_options;
     // Called (on the calling thread) as each stage starts, with the fraction
@@ -101,7 +103,7 @@ public:
     SuspectInputs suspect_inputs() const;
 
     // Seconds each stage took (0 for stages that did not run); with
-    // `parallel`, Dominators and Cycles overlap.
+    // `parallel`, Dominators overlaps Paths and Cycles.
     double stage_seconds(AnalysisStage stage) const {
         return stage_seconds_[static_cast<int>(stage)];
     }
