@@ -1,5 +1,7 @@
 #include "window/diff_panel.h"
 
+#include "window/row_table_view.h"
+
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -18,18 +20,7 @@ DiffPanel::DiffPanel(QWidget* parent) : QWidget(parent) {
     caption_ = new QLabel(this);
     caption_->setObjectName(QStringLiteral("diffCaption"));
     caption_->setWordWrap(true);
-    view_ = new QTableView(this);
-    view_->setObjectName(QStringLiteral("diffView"));
-    view_->setModel(model_);
-    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view_->setSelectionMode(QAbstractItemView::SingleSelection);
-    view_->setAlternatingRowColors(true);
-    view_->setWordWrap(false);
-    view_->verticalHeader()->hide();
-    view_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
-    view_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
-    view_->setSortingEnabled(true);
+    view_ = make_row_table(this, QStringLiteral("diffView"), model_, -1, Qt::AscendingOrder);
     view_->setColumnWidth(DiffModel::TypeColumn, 220);
 
     auto* layout = new QVBoxLayout(this);

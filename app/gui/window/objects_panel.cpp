@@ -1,5 +1,7 @@
 #include "window/objects_panel.h"
 
+#include "window/row_table_view.h"
+
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -16,20 +18,8 @@ ObjectsPanel::ObjectsPanel(QWidget* parent) : QWidget(parent) {
     model_ = new ObjectTableModel(this);
     caption_ = new QLabel(this);
     caption_->setObjectName(QStringLiteral("objectsCaption"));
-    view_ = new QTableView(this);
-    view_->setObjectName(QStringLiteral("objectsView"));
-    view_->setModel(model_);
-    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view_->setSelectionMode(QAbstractItemView::SingleSelection);
-    view_->setAlternatingRowColors(true);
-    view_->setWordWrap(false);
-    // Millions of rows: fixed row heights, so the view never measures rows.
-    view_->verticalHeader()->hide();
-    view_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
-    view_->horizontalHeader()->setStretchLastSection(true);
-    view_->horizontalHeader()->setSortIndicator(ObjectTableModel::RetainedColumn, Qt::DescendingOrder);
-    view_->setSortingEnabled(true);
+    view_ = make_row_table(this, QStringLiteral("objectsView"), model_, ObjectTableModel::RetainedColumn,
+                           Qt::DescendingOrder);
     view_->setColumnWidth(ObjectTableModel::AddressColumn, 130);
     view_->setColumnWidth(ObjectTableModel::TypeColumn, 170);
     view_->setColumnWidth(ObjectTableModel::PreviewColumn, 220);

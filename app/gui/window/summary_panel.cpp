@@ -1,5 +1,7 @@
 #include "window/summary_panel.h"
 
+#include "window/row_table_view.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -26,20 +28,9 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     totals_ = new QLabel(this);
     totals_->setObjectName(QStringLiteral("summaryTotals"));
 
-    view_ = new QTableView(this);
-    view_->setObjectName(QStringLiteral("summaryView"));
-    view_->setModel(model_);
-    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view_->setSelectionMode(QAbstractItemView::SingleSelection);
-    view_->setAlternatingRowColors(true);
-    view_->setWordWrap(false);
-    view_->verticalHeader()->hide();
-    view_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
-    view_->horizontalHeader()->setStretchLastSection(true);
     // Biggest first, as `refscope-cli summary` prints it.
-    view_->horizontalHeader()->setSortIndicator(TypeSummaryModel::ShallowBytesColumn, Qt::DescendingOrder);
-    view_->setSortingEnabled(true);
+    view_ = make_row_table(this, QStringLiteral("summaryView"), model_,
+                           TypeSummaryModel::ShallowBytesColumn, Qt::DescendingOrder);
     view_->setColumnWidth(TypeSummaryModel::NameColumn, 260);
 
     auto* top = new QHBoxLayout;

@@ -1,5 +1,7 @@
 #include "window/suspects_panel.h"
 
+#include "window/row_table_view.h"
+
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -21,19 +23,8 @@ SuspectsPanel::SuspectsPanel(QWidget* parent) : QWidget(parent) {
     headline_->setObjectName(QStringLiteral("suspectsHeadline"));
     headline_->setWordWrap(true);
 
-    view_ = new QTableView(this);
-    view_->setObjectName(QStringLiteral("suspectsView"));
-    view_->setModel(model_);
-    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view_->setSelectionMode(QAbstractItemView::SingleSelection);
-    view_->setWordWrap(false);
-    view_->verticalHeader()->hide();
-    view_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
-    view_->horizontalHeader()->setStretchLastSection(true);
     // The ranking's own order until a header is clicked.
-    view_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
-    view_->setSortingEnabled(true);
+    view_ = make_row_table(this, QStringLiteral("suspectsView"), model_, -1, Qt::AscendingOrder);
     view_->setColumnWidth(SuspectsModel::TypeColumn, 220);
     view_->setColumnWidth(SuspectsModel::EvidenceColumn, 240);
 

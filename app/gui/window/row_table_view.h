@@ -1,0 +1,19 @@
+// The one way the app's panels make a table of rows (suspects, summary,
+// objects, diff): whole-row single selection, no word wrap, and fixed row
+// heights — with millions of rows the view must never measure a row.
+#pragma once
+
+#include <QString>
+
+class QAbstractItemModel;
+class QTableView;
+class QWidget;
+
+namespace refscope::app {
+
+// A table over `model`, sortable, starting with `sort_column` in `order`
+// (-1: the model's own order until a header is clicked).
+QTableView* make_row_table(QWidget* parent, const QString& object_name, QAbstractItemModel* model,
+                           int sort_column, Qt::SortOrder order);
+
+}  // namespace refscope::app
