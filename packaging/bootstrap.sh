@@ -24,6 +24,8 @@ packages=(
     python3 python3-dev
     libgraphviz-dev fonts-dejavu-core
     qt6-base-dev qt6-svg-dev libgl-dev xvfb xauth
+    gdb                          # python -m refscope attach, and its tests
+    clang libclang-rt-14-dev     # the libFuzzer targets (tests/format, tests/live)
 )
 # Only the test run needs node/npm (an independent reader, memlab, checks the
 # Chrome .heapsnapshot export); use the machine's node if it already has one.

@@ -164,6 +164,11 @@ public:
             line("{\"event\":\"refused\",\"peer\":" + quote(peer) + ",\"status\":" +
                  quote(protocol::to_string(status)) + ",\"message\":" + quote(message) + "}");
     }
+    void on_snapshot_started(ConnectionId id, uint64_t request, uint64_t sequence) override {
+        if (options_.json)
+            line("{\"event\":\"started\",\"connection\":" + std::to_string(id) + ",\"request\":" +
+                 std::to_string(request) + ",\"sequence\":" + std::to_string(sequence) + "}");
+    }
     void on_snapshot_saved(const live::SavedSnapshot& s) override {
         std::string verified;
         if (options_.verify) {

@@ -1,5 +1,6 @@
 // The Python process list (process_list.h), read from /proc.
 #include "refscope/protocol/process_list.h"
+#include "refscope/protocol/process_facts.h"
 
 #include <dirent.h>
 #include <pwd.h>
@@ -49,39 +50,6 @@ bool is_python_executable_name(const std::string& name) {
             return false;
     }
     return true;
-}
-
-int64_t boot_time_unix_s() {
-    std::istringstream stat(read_file("/proc/stat"));
-    std::string key;
-    while (stat >> key) {
-        if (key == "btime") {
-            int64_t t = 0;
-            stat >> t;
-            return t;
-        }
-        stat.ignore(1 << 20, '\n');
-    }
-    return 0;
-}
-
-// Field 22 of /proc/PID/stat (start time in clock ticks since boot). The
-// command name (field 2) may hold spaces and parentheses: skip to the last ')'.
-int64_t start_time_unix_ns(int64_t pid) {
-    const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat", 4096);
-    const size_t close = stat.rfind(')');
-    if (close == std::string::npos) return 0;
-    std::istringstream rest(stat.substr(close + 2));
-    std::string field;
-    for (int i = 3; i <= 22 && rest >> field; ++i) {
-        if (i == 22) {
-            const long ticks = ::sysconf(_SC_CLK_TCK);
-            if (ticks <= 0) return 0;
-            const long double seconds = static_cast<long double>(std::stoll(field)) / ticks;
-            return (boot_time_unix_s() * 1'000'000'000LL) + static_cast<int64_t>(seconds * 1e9L);
-        }
-    }
-    return 0;
 }
 
 std::string user_name(int64_t uid) {
@@ -157,7 +125,7 @@ std::optional<PythonProcess> describe_python_process(int64_t pid, std::string& w
         why = "process " + std::to_string(pid) + " (" + exe_name + ") is not a Python process";
         return std::nullopt;
     }
-    p.start_time_unix_ns = start_time_unix_ns(pid);
+    p.start_time_unix_ns = protocol::process_start_time_unix_ns(pid);
     p.attachable = ::geteuid() == 0 || static_cast<int64_t>(::geteuid()) == p.uid;
     return p;
 }
