@@ -70,4 +70,5 @@ from . import _live  # noqa: E402
 from ._live import connect, disconnect, connection_status  # noqa: E402
 
 __all__ += ["connect", "disconnect", "connection_status"]
-_live._connect_from_environment()
+if not _live._running_as_refscope_main():
+    _live._connect_from_environment()

@@ -108,6 +108,29 @@ def connection_status():
     return _probe._live_status()
 
 
+def _running_as_refscope_main():
+    """True in `python -m refscope ...`: its own commands decide whether to
+    connect (run: after sys.argv is the program's; attach: never)."""
+    argv = getattr(sys, "orig_argv", None)
+    if argv is None:
+        try:
+            with open("/proc/self/cmdline", "rb") as cmdline:
+                argv = [a.decode("utf-8", "replace") for a in cmdline.read().split(b"\0") if a]
+        except OSError:
+            return False
+    words = iter(argv[1:])
+    for word in words:
+        if word == "-m":
+            return next(words, "") == "refscope"
+        if word.startswith("-m"):
+            return word[2:] == "refscope"
+        if word in ("-X", "-W", "-Q"):
+            next(words, None)
+        elif not word.startswith("-") or word == "-" or word == "-c":
+            return False
+    return False
+
+
 def _connect_from_environment():
     """`import refscope` with REFSCOPE_CONNECT set: connect, and never let a
     failure to connect stop the program (one line on stderr instead)."""

@@ -93,6 +93,9 @@ def run_script(script, args, snapshot_path, label):
     module = _main_module(script)
     # Like runpy's __main__ handling: the program's module replaces ours.
     sys.modules["__main__"] = module
+    # REFSCOPE_CONNECT: connect now that sys.argv is the program's own.
+    from . import _live
+    _live._connect_from_environment()
     status = 0
     try:
         exec(code, module.__dict__)

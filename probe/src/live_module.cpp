@@ -44,11 +44,16 @@ LiveClient* g_retired = nullptr;
 // Set at interpreter exit: the thread must not take the GIL any more.
 std::atomic<bool> g_no_more_gil{false};
 std::once_flag g_atfork_once;
+// The status of the last connection after it was stopped and freed, for
+// connection_status() (GIL held whenever these are touched).
+LiveStatus g_last_status;
+bool g_has_last_status = false;
 
 void after_fork_in_child() {
     if (LiveClient* c = g_client.exchange(nullptr)) c->abandon_after_fork();  // leaked on purpose
     if (g_retired != nullptr) g_retired->abandon_after_fork();
     g_retired = nullptr;
+    g_has_last_status = false;  // the child never connected (no allocation here)
 }
 
 bool snapshot_for_connection(Snapshot& out, bool collect, uint64_t sequence, const std::string& label,
@@ -125,6 +130,11 @@ bool stop_client(const std::string& goodbye) {
     if (c == nullptr) return false;
     const bool was_running = c->running();
     c->request_stop(goodbye);
+    Py_BEGIN_ALLOW_THREADS
+    c->join();
+    Py_END_ALLOW_THREADS
+    g_last_status = c->status();
+    g_has_last_status = true;
     delete_without_gil(c);
     return was_running;
 }
@@ -242,8 +252,8 @@ PyObject* live_disconnect(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 PyObject* live_status(PyObject*, PyObject* const*, Py_ssize_t) {
     try {
         LiveClient* c = g_client.load();
-        if (c == nullptr) Py_RETURN_NONE;
-        const LiveStatus s = c->status();
+        if (c == nullptr && !g_has_last_status) Py_RETURN_NONE;
+        const LiveStatus s = c != nullptr ? c->status() : g_last_status;
         // Texts may come from the receiver (the label): any bytes, decoded leniently.
         auto text = [](const std::string& t) {
             return PyUnicode_DecodeUTF8(t.data(), static_cast<Py_ssize_t>(t.size()), "replace");

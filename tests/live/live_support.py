@@ -149,6 +149,7 @@ class Receiver:
                 self.process.kill()
                 self.process.wait(timeout=20)
         self._stderr.close()
+        close_pipes(self.process)
         import shutil
         shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -211,6 +212,17 @@ class Target:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(timeout=30)
+        close_pipes(self.process)
+        self.stderr_file.close()
+
+
+def close_pipes(process):
+    for pipe in (process.stdin, process.stdout):
+        try:
+            if pipe is not None:
+                pipe.close()
+        except OSError:
+            pass
 
 
 def rss_of(pid):
