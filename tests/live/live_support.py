@@ -190,6 +190,14 @@ class Target:
     def rss_bytes(self):
         return rss_of(self.pid)
 
+    def peak_rss_bytes(self):
+        """VmHWM: the most resident memory the process ever had."""
+        with open("/proc/%d/status" % self.pid) as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+        return 0
+
     def alive(self):
         return self.process.poll() is None
 

@@ -26,6 +26,7 @@ class Soak(unittest.TestCase):
         self.addCleanup(target.kill)
         out = receiver.out
         cid = out.wait_event("connected", pid=target.pid)["connection"]
+        target.out.wait_event("ready")
         warm_up = min(10, count // 2)
         sequences = []
         started = time.monotonic()
