@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -264,6 +265,8 @@ void LiveClient::set_error(const std::string& message) {
 
 void LiveClient::run() {
     thread_id_.store(std::this_thread::get_id());
+    // Shown by top -H, gdb and /proc/PID/task/*/comm: whose thread this is.
+    ::pthread_setname_np(::pthread_self(), "refscope-live");
     std::string ended;
     try {
         serve();

@@ -191,6 +191,33 @@ class ConnectApi(unittest.TestCase):
         self.assertFalse(refscope.connection_status()["connected"])
         self.assertFalse(refscope.disconnect())
 
+    def test_live_snapshots_leave_nothing_behind(self):
+        # Probe rule: no leaked references, no Python objects left over. The
+        # walk runs on the connection's thread; this process's allocated
+        # blocks must not grow with the number of snapshots.
+        refscope.connect(self.receiver.address, token_file=self.receiver.token_file)
+        out = self.receiver.out
+        cid = out.wait_event("connected", pid=os.getpid())["connection"]
+
+        def snapshots(n, collect):
+            for _ in range(n):
+                mark = out.mark()
+                self.receiver.command(("collect %d" if collect else "snapshot %d") % cid)
+                saved = out.wait_event("saved", after=mark, connection=cid)
+                os.unlink(saved["path"])
+                with out.lock:  # the harness's own event list must not grow either
+                    del out.events[:]
+
+        snapshots(3, True)
+        import gc
+        gc.collect()
+        before = sys.getallocatedblocks()
+        snapshots(20, False)
+        snapshots(5, True)
+        gc.collect()
+        grown = sys.getallocatedblocks() - before
+        self.assertLess(grown, 100, "allocated blocks grew by %d over 25 snapshots" % grown)
+
     def test_tcp_on_loopback(self):
         refscope.connect(self.receiver.tcp_address, self.receiver.token)
         connected = self.receiver.out.wait_event("connected", pid=os.getpid())
