@@ -311,15 +311,16 @@ void print_how_to_connect(const live::Listener& l, const ListenOptions& o, Liste
 
 void run_listen(const CliOptions& cli, std::ostream& out) {
     const ListenOptions o = parse_listen(cli);
-    ListenPrinter printer(o, out);
-    live::Listener listener(o.listener, printer);
-    printer.attach(listener);
-    print_how_to_connect(listener, o, printer);
-
+    // Before anything is printed: a script may signal as soon as it reads
+    // the address, and the private directory must still be removed.
     struct sigaction action {};
     action.sa_handler = on_signal;
     ::sigaction(SIGINT, &action, nullptr);
     ::sigaction(SIGTERM, &action, nullptr);
+    ListenPrinter printer(o, out);
+    live::Listener listener(o.listener, printer);
+    printer.attach(listener);
+    print_how_to_connect(listener, o, printer);
 
     std::thread loop([&] { listener.run(); });
     const auto start = std::chrono::steady_clock::now();

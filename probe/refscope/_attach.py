@@ -342,8 +342,10 @@ def attach(pid, address, token, label="", timeout=10.0, method=None, gdb_path=No
         if version >= (3, 14):
             message += "; with one, attach would use sys.remote_exec (PEP 768)"
         raise AttachError("no-probe", message)
+    # sys.remote_exec writes into the target with process_vm_writev, which
+    # the kernel allows exactly when it would allow ptrace: same checks.
     obstacle = ptrace_obstacle(pid, facts["uid"])
-    if obstacle and (version < (3, 14)):
+    if obstacle:
         raise AttachError(*obstacle)
     if gdb_path is None:
         gdb_path = shutil.which("gdb")
