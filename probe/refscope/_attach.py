@@ -354,6 +354,7 @@ def attach(pid, address, token, label="", timeout=10.0, method=None, gdb_path=No
 
     workdir = tempfile.mkdtemp(prefix="refscope-attach-")  # 0700
     target_uid = facts["uid"] if facts["uid"] != os.geteuid() else None
+    injected = False
     try:
         if target_uid is not None:  # root attaching to another user's process
             os.chown(workdir, target_uid, -1)
@@ -373,6 +374,7 @@ def attach(pid, address, token, label="", timeout=10.0, method=None, gdb_path=No
             inject_with_remote_exec(pid, script_path, facts["executable"], method == "remote_exec")
         else:
             raise AttachError("usage", "unknown method %r" % method)
+        injected = True
 
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -387,16 +389,21 @@ def attach(pid, address, token, label="", timeout=10.0, method=None, gdb_path=No
             if not os.path.exists("/proc/%d" % pid):
                 raise AttachError("gone", "process %d exited before connecting" % pid)
             time.sleep(0.02)
+        # Tell the bootstrap, which may still run, to remove the directory
+        # (or do it here if it ran in between).
+        open(os.path.join(workdir, "abandoned"), "w").close()
+        if target_uid is not None:
+            os.chown(os.path.join(workdir, "abandoned"), target_uid, -1)
         raise AttachError("unconfirmed",
                           "the connection is scheduled, but process %d has not run Python code in its "
                           "main thread for %.0f s (blocked in a system call or in C code?); it will "
                           "connect when it does" % (pid, timeout))
     finally:
-        # The pending call may still be waiting for the main thread: keep
-        # the script (no secret in it) until the result or a later cleanup;
-        # the parameters file with the token is deleted by the bootstrap,
-        # or here if it never ran.
-        if os.path.exists(os.path.join(workdir, "result.json")) or not os.path.exists("/proc/%d" % pid):
+        # Nothing scheduled (the injection failed), a result, or no process:
+        # the directory goes. Otherwise the pending call may still run the
+        # script: the bootstrap removes the directory ("abandoned").
+        if (not injected or os.path.exists(os.path.join(workdir, "result.json"))
+                or not os.path.exists("/proc/%d" % pid)):
             shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -61,6 +61,16 @@ def _refscope_attach(params_path):
             report({"ok": False, "error": "%s: %s" % (type(error).__name__, error)})
         except BaseException:
             pass
+    finally:
+        # An attacher that stopped waiting left "abandoned": nobody will
+        # read the result, so the directory is ours to remove.
+        try:
+            workdir = os.path.dirname(params_path)
+            if os.path.exists(os.path.join(workdir, "abandoned")):
+                import shutil
+                shutil.rmtree(workdir, ignore_errors=True)
+        except BaseException:
+            pass
 
 
 try:
