@@ -32,6 +32,8 @@ packages=(
     # probe's recogniser and the fixtures; NumPy, Numba and pytest for
     # Debian's python3 (the pyenv Pythons get the header-only parts only).
     pybind11-dev python3-pybind11 python3-numpy python3-numba python3-pytest
+    gdb                          # python -m refscope attach, and its tests
+    clang libclang-rt-14-dev     # the libFuzzer targets (tests/format, tests/live)
 )
 # Only the test run needs node/npm (an independent reader, memlab, checks the
 # Chrome .heapsnapshot export); use the machine's node if it already has one.

@@ -9,7 +9,7 @@ namespace {
 Verb verb_from_name(std::string_view name) {
     for (Verb verb : {Verb::Info, Verb::Summary, Verb::Roots, Verb::Path, Verb::Referrers,
                       Verb::Retained, Verb::Cycles, Verb::Diff, Verb::Query, Verb::ExportPath,
-                      Verb::ExportHeapsnapshot, Verb::Suspects}) {
+                      Verb::ExportHeapsnapshot, Verb::Suspects, Verb::Listen, Verb::Processes}) {
         if (verb_name(verb) == name) return verb;
     }
     if (name == "dominators") return Verb::Retained;  // the analysis' own name
@@ -105,6 +105,8 @@ std::string_view verb_name(Verb verb) {
         case Verb::ExportPath: return "export-path";
         case Verb::ExportHeapsnapshot: return "export-heapsnapshot";
         case Verb::Suspects: return "suspects";
+        case Verb::Listen: return "listen";
+        case Verb::Processes: return "processes";
     }
     return "";
 }
@@ -152,6 +154,18 @@ CliOptions parse_arguments(const std::vector<std::string_view>& args) {
     options.verb = verb_from_name(verb_word);
     if (options.verb == Verb::None) {
         throw UsageError(Verb::None, "unknown verb '" + std::string(verb_word) + "'");
+    }
+
+    // The live verbs parse their own options (commands_live.cpp).
+    if (options.verb == Verb::Listen || options.verb == Verb::Processes) {
+        for (; at < args.size(); ++at) {
+            if (args[at] == "--help" || args[at] == "-h") {
+                options.help = true;
+                return options;
+            }
+            options.live_args.emplace_back(args[at]);
+        }
+        return options;
     }
 
     VerbArguments words(options.verb, args, at);

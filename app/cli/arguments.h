@@ -17,6 +17,7 @@ namespace refscope::cli {
 enum class Verb {
     None, Info, Summary, Roots, Path, Referrers,
     Retained, Cycles, Diff, Query, ExportPath, ExportHeapsnapshot, Suspects,
+    Listen, Processes,  // the live verbs (commands_live.cpp): no snapshot file
 };
 
 std::string_view verb_name(Verb verb);
@@ -45,6 +46,7 @@ struct CliOptions {
     std::optional<uint32_t> max_nodes;   // export-path --max-nodes N
     std::string cluster = "none";        // export-path --cluster module|type|cycle|none
     bool python_types = false;           // export-heapsnapshot --python-types
+    std::vector<std::string> live_args;  // listen, processes: the words after the verb
 };
 
 class UsageError : public std::runtime_error {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "command_support.h"
+#include "commands_live.h"
 #include "filter_columns.h"
 #include "json_output.h"
 #include "refscope/analysis/edge_labels.h"
@@ -208,6 +209,7 @@ void render(const CliOptions& options, const Report& report, std::ostream& out) 
 }  // namespace
 
 void run_verb(const CliOptions& options, std::ostream& out) {
+    if (options.verb == Verb::Listen || options.verb == Verb::Processes) return run_live_verb(options, out);
     const Snapshot snapshot = format::read_snapshot_file(options.file);
     switch (options.verb) {
         case Verb::Info: return render(options, make_info(options.file, snapshot), out);

@@ -33,6 +33,10 @@ verbs:
                                        draw why an object is alive (Graphviz)
   export-heapsnapshot FILE -o OUT [--python-types]
                                        the heap as a Chrome .heapsnapshot
+  listen [--dir D] [--tcp PORT] [--every S] [--count K] ...
+                                       receive snapshots streamed by running
+                                       programs (the live connection)
+  processes                            Python processes one could attach to
   help [VERB]                          this text, or a verb's
 
 options:
@@ -192,6 +196,48 @@ Rows that are probably the interpreter's own C statics, or only large, are
                  objects allocated between A and FILE and alive in C are
                  survivors, and C is the snapshot analysed
   --top N        at most N rows (default 20, 0 = all)
+)";
+        case Verb::Listen:
+            return R"(usage: refscope-cli listen [--dir DIR] [--socket-dir DIR] [--tcp PORT] [--no-unix]
+           [--every SECONDS] [--collect] [--on-connect] [--count K] [--timeout SECONDS]
+           [--exit-when-idle] [--verify] [--json]
+
+Waits for programs to connect (the probe connects out: the program never
+listens) and saves every snapshot they stream to DIR as a valid .rscope file,
+with DIR/session.jsonl recording connections and snapshots. Listens on a
+Unix socket in a new private directory; prints the address, the 0600 token
+file and the command lines that connect a program:
+  REFSCOPE_CONNECT=ADDRESS REFSCOPE_TOKEN_FILE=FILE python3 -m refscope run app.py
+  python3 -m refscope attach PID --address ADDRESS --token-file FILE
+Then one line per event (connected, saved, discarded, failed, pong,
+disconnected; JSON Lines with --json, docs/protocol.md); refusals and drops
+are logged on standard error. Commands on standard input, one per line:
+  snapshot ID|all   collect ID|all   ping ID|all   label ID TEXT
+  disconnect ID|all   quit
+ID is the connection number printed by "connected".
+
+  --dir DIR           session folder (default refscope-session-DATE-TIME)
+  --socket-dir DIR    put the socket and token file in DIR (private, 0700)
+  --tcp PORT          also listen on TCP 127.0.0.1:PORT (0 = a free port)
+  --no-unix           TCP only
+  --token HEX         use this token (32 hex digits) instead of a random one
+  --every SECONDS     snapshot every connected process every SECONDS
+  --collect           automatic snapshots run gc.collect() first
+  --on-connect        snapshot each process as soon as it connects
+  --count K           exit after K snapshots were saved
+  --timeout SECONDS   exit after SECONDS (status 1 if --count was not reached)
+  --exit-when-idle    exit when the last connected process disconnects
+  --verify            decode every saved snapshot and report it
+  --max-connections N, --handshake-timeout SECONDS, --stall-timeout SECONDS
+)";
+        case Verb::Processes:
+            return R"(usage: refscope-cli processes [--json]
+
+The Python processes running on this machine (from /proc): pid, Python
+version, user and command line; "another user's" marks those this user
+cannot attach to. With --json: {"processes": [{"pid", "uid", "user",
+"python_version", "executable", "argv", "embedded", "start_time_unix_ns",
+"attachable"}]}.
 )";
         case Verb::ExportHeapsnapshot:
             return R"(usage: refscope-cli export-heapsnapshot FILE -o OUT [--python-types] [--json]

@@ -17,6 +17,7 @@
 #include "refscope/export/heapsnapshot.h"
 #include "refscope/format/snapshot_io.h"
 #include "refscope/graphviz/graph_render.h"
+#include "refscope/protocol/listener.h"
 
 namespace {
 
@@ -82,6 +83,8 @@ int main(int argc, char** argv) {
     } catch (const refscope::graphviz::GraphvizError& e) {
         return fail(kExitFailure, e.what());
     } catch (const refscope::exporting::HeapsnapshotError& e) {
+        return fail(kExitFailure, e.what());
+    } catch (const refscope::live::ListenError& e) {
         return fail(kExitFailure, e.what());
     } catch (const refscope::format::ReadError& e) {
         return fail(kExitFailure, with_file(options, e.what()));

@@ -76,3 +76,13 @@ def snapshot(path, *, collect=True, label=""):
         sequence = _sequence[0]
     stats = _probe.snapshot(path, bool(collect), sequence, str(label))
     return SnapshotStats(path, sequence, stats)
+
+
+# The live connection (refscope/_live.py, docs/protocol.md): connect() to a
+# receiver, and REFSCOPE_CONNECT makes `import refscope` connect by itself.
+from . import _live  # noqa: E402
+from ._live import connect, disconnect, connection_status  # noqa: E402
+
+__all__ += ["connect", "disconnect", "connection_status"]
+if not _live._running_as_refscope_main():
+    _live._connect_from_environment()

@@ -17,6 +17,11 @@ From Python:
 
 From the command line:
   python -m refscope run SCRIPT [ARGS...] --snapshot-at-exit FILE
+  python -m refscope attach PID --address ADDRESS --token-file FILE
+  python -m refscope processes [--json]
+
+Live: REFSCOPE_CONNECT=ADDRESS REFSCOPE_TOKEN_FILE=FILE python -m refscope run ...
+connects the program to a receiver (refscope-cli listen, the app) at start-up.
 """
 
 _RUN_HELP = """\
@@ -88,6 +93,9 @@ def run_script(script, args, snapshot_path, label):
     module = _main_module(script)
     # Like runpy's __main__ handling: the program's module replaces ours.
     sys.modules["__main__"] = module
+    # REFSCOPE_CONNECT: connect now that sys.argv is the program's own.
+    from . import _live
+    _live._connect_from_environment()
     status = 0
     try:
         exec(code, module.__dict__)
@@ -107,6 +115,9 @@ def run_script(script, args, snapshot_path, label):
 
 
 def main(argv):
+    if argv and argv[0] in ("attach", "processes"):  # the live connection's commands
+        from . import _attach
+        return _attach.main(argv)
     argv, trailing = _split_trailing_option(list(argv))
     parser = _build_parser()
     options = parser.parse_args(argv)

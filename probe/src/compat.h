@@ -223,6 +223,16 @@ inline PyFrameObject* thread_top_frame_object(PyThreadState* ts) { return ts->fr
 // Start-set enumeration helper for 3.12+ (see heap_walker.cpp for <3.12).
 inline constexpr bool kHasVisitObjects = PY_VERSION_HEX >= 0x030C0000;
 
+// True once the interpreter has begun finalizing: a thread Python did not
+// create must not try to take the GIL any more (live connection thread).
+inline bool interpreter_finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+    return Py_IsFinalizing() != 0;
+#else
+    return _Py_IsFinalizing() != 0;
+#endif
+}
+
 // Saves and disables the collector; restores the saved state.
 inline int gc_disable_saving_state() {
 #if PY_VERSION_HEX >= 0x030A0000

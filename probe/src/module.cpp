@@ -21,6 +21,7 @@
 #include "debug_report.h"
 #include "describe_session.h"
 #include "heap_walker.h"
+#include "live_module.h"
 #include "python_text.h"
 #include "refscope/format/snapshot_io.h"
 #include "snapshot_header.h"
@@ -305,6 +306,28 @@ PyObject* find_function(PyObject* module, const PyMethodDef* def) {
 }
 
 }  // namespace
+
+void walk_for_live_connection(Snapshot& snapshot, bool collect, uint64_t sequence, const std::string& label) {
+    WalkRequest request;
+    request.collect = collect;
+    request.sequence = sequence;
+    request.label = label;
+    HeapWalker walker(snapshot);
+    run_walk(walker, snapshot, request, nullptr, nullptr, 0);
+    // The walker is destroyed with the GIL held, as in snapshot().
+    std::string error;
+    Py_BEGIN_ALLOW_THREADS
+    try {
+        walker.finish_previews();
+    } catch (const std::exception& e) {
+        error = e.what();
+    } catch (...) {
+        error = "unknown error while finishing previews";
+    }
+    Py_END_ALLOW_THREADS
+    if (!error.empty()) throw std::runtime_error(error);
+}
+
 }  // namespace refscope::probe
 
 PyMODINIT_FUNC PyInit__probe(void) {
@@ -315,6 +338,10 @@ PyMODINIT_FUNC PyInit__probe(void) {
         g_snapshot_function = find_function(module, &g_methods[0]);
         g_debug_function = find_function(module, &g_methods[1]);
         g_census_function = find_function(module, &g_methods[2]);
+        if (add_live_functions(module) < 0) {
+            Py_DECREF(module);
+            return nullptr;
+        }
         if (PyModule_AddStringConstant(module, "PROBE_VERSION", REFSCOPE_PROBE_VERSION) < 0) {
             Py_DECREF(module);
             return nullptr;

@@ -1,0 +1,427 @@
+// The live verbs: `listen` (a headless receiver on refscope_live's Listener,
+// the same one the app uses) and `processes` (the Python processes one could
+// attach to). They take their own options, parsed here, because they read no
+// snapshot file.
+//
+// listen prints how to connect, then one line per event on standard output
+// (JSON Lines with --json, schema in docs/protocol.md), log lines on standard
+// error, and reads commands from standard input, one per line:
+//   snapshot ID|all     take a snapshot            ping ID|all
+//   collect ID|all      gc.collect(), then snapshot label ID TEXT
+//   disconnect ID|all   close that connection      quit
+// ID is the connection number printed by "connected".
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "commands_live.h"
+#include "json_writer.h"
+#include "refscope/format/snapshot_io.h"
+#include "refscope/protocol/listener.h"
+#include "refscope/protocol/process_list.h"
+
+namespace refscope::cli {
+
+namespace {
+
+using namespace std::chrono_literals;
+using live::ConnectionId;
+
+struct ListenOptions {
+    live::ListenerOptions listener;
+    double every_seconds = 0;     // 0: no automatic snapshots
+    bool collect = false;         // automatic and on-connect snapshots collect first
+    bool on_connect = false;
+    uint64_t count = 0;           // 0: no limit
+    double timeout_seconds = 0;   // 0: none
+    bool exit_when_idle = false;  // after the last process disconnects
+    bool verify = false;          // decode every saved snapshot
+    bool json = false;
+};
+
+double parse_seconds(const std::string& option, const std::string& value) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size() || !(v > 0) || v > 1e7)
+        throw UsageError(Verb::Listen, option + " takes a number of seconds, not '" + value + "'");
+    return v;
+}
+
+uint64_t parse_number(const std::string& option, const std::string& value, uint64_t max) {
+    uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size() || value.empty() || v > max)
+        throw UsageError(Verb::Listen, option + " takes a number up to " + std::to_string(max) + ", not '" +
+                                           value + "'");
+    return v;
+}
+
+ListenOptions parse_listen(const CliOptions& cli) {
+    ListenOptions o;
+    o.json = cli.json;
+    const std::vector<std::string>& a = cli.live_args;
+    for (size_t i = 0; i < a.size(); ++i) {
+        std::string word = a[i];
+        std::string value;
+        const size_t eq = word.find('=');
+        const bool has_inline = word.starts_with("--") && eq != std::string::npos;
+        if (has_inline) {
+            value = word.substr(eq + 1);
+            word = word.substr(0, eq);
+        }
+        auto next = [&]() -> std::string {
+            if (has_inline) return value;
+            if (i + 1 >= a.size()) throw UsageError(Verb::Listen, "option " + word + " needs a value");
+            return a[++i];
+        };
+        auto flag = [&] {
+            if (has_inline) throw UsageError(Verb::Listen, "option " + word + " takes no value");
+        };
+        if (word == "--dir") o.listener.session_dir = next();
+        else if (word == "--socket-dir") o.listener.socket_dir = next();
+        else if (word == "--tcp") o.listener.tcp_port = static_cast<uint16_t>(parse_number(word, next(), 65535));
+        else if (word == "--no-unix") { flag(); o.listener.unix_socket = false; }
+        else if (word == "--token") o.listener.token_hex = next();
+        else if (word == "--every") o.every_seconds = parse_seconds(word, next());
+        else if (word == "--collect") { flag(); o.collect = true; }
+        else if (word == "--on-connect") { flag(); o.on_connect = true; }
+        else if (word == "--count") o.count = parse_number(word, next(), 1'000'000'000);
+        else if (word == "--timeout") o.timeout_seconds = parse_seconds(word, next());
+        else if (word == "--exit-when-idle") { flag(); o.exit_when_idle = true; }
+        else if (word == "--verify") { flag(); o.verify = true; }
+        else if (word == "--json") { flag(); o.json = true; }
+        else if (word == "--max-connections") o.listener.max_connections = parse_number(word, next(), 100000);
+        else if (word == "--handshake-timeout")
+            o.listener.handshake_timeout = std::chrono::milliseconds(
+                static_cast<int64_t>(parse_seconds(word, next()) * 1000));
+        else if (word == "--stall-timeout")
+            o.listener.stall_timeout = std::chrono::milliseconds(
+                static_cast<int64_t>(parse_seconds(word, next()) * 1000));
+        else throw UsageError(Verb::Listen, "unknown option or argument '" + a[i] + "' for 'listen'");
+    }
+    if (o.listener.session_dir.empty()) {
+        char name[64];
+        const std::time_t now = std::time(nullptr);
+        std::strftime(name, sizeof name, "refscope-session-%Y%m%d-%H%M%S", std::localtime(&now));
+        o.listener.session_dir = name;
+    }
+    if (!o.listener.unix_socket && !o.listener.tcp_port)
+        throw UsageError(Verb::Listen, "--no-unix needs --tcp PORT");
+    return o;
+}
+
+std::string quote(const std::string& s) { return json_quote(s); }
+
+std::string argv_text(const std::vector<std::string>& argv) {
+    std::string out;
+    for (const std::string& a : argv) out += (out.empty() ? "" : " ") + a;
+    return out;
+}
+
+std::string argv_json(const std::vector<std::string>& argv) {
+    std::string out = "[";
+    for (size_t i = 0; i < argv.size(); ++i) out += (i ? "," : "") + quote(argv[i]);
+    return out + "]";
+}
+
+volatile sig_atomic_t g_interrupted = 0;
+void on_signal(int) { g_interrupted = 1; }
+
+// Prints events (listener thread) and keeps the counters the main loop
+// checks. Output lines are whole: one mutex around every write.
+class ListenPrinter final : public live::ListenerObserver {
+public:
+    ListenPrinter(const ListenOptions& options, std::ostream& out) : options_(options), out_(out) {}
+    void attach(live::Listener& listener) { listener_ = &listener; }
+
+    void on_connected(const live::ConnectionInfo& c) override {
+        connected_.fetch_add(1);
+        const auto& p = c.process;
+        if (options_.json) {
+            line("{\"event\":\"connected\",\"connection\":" + std::to_string(c.id) + ",\"pid\":" +
+                 std::to_string(p.pid) + ",\"peer_pid\":" + std::to_string(c.peer_pid) + ",\"argv\":" +
+                 argv_json(p.argv) + ",\"executable\":" + quote(p.executable) + ",\"python_version\":" +
+                 quote(p.python_version) + ",\"start_time_unix_ns\":" + std::to_string(p.start_time_unix_ns) +
+                 ",\"label\":" + quote(p.label) + ",\"attached\":" + (p.attached ? "true" : "false") +
+                 ",\"transport\":" + quote(c.transport) + "}");
+        } else {
+            line("connected " + std::to_string(c.id) + ": pid " + std::to_string(p.pid) + ", Python " +
+                 p.python_version.substr(0, p.python_version.find(' ')) + ", " + argv_text(p.argv));
+        }
+        if (options_.on_connect && listener_) listener_->request_snapshot(c.id, options_.collect, "on connect");
+    }
+    void on_refused(const std::string& peer, protocol::WelcomeStatus status, const std::string& message) override {
+        if (options_.json)
+            line("{\"event\":\"refused\",\"peer\":" + quote(peer) + ",\"status\":" +
+                 quote(protocol::to_string(status)) + ",\"message\":" + quote(message) + "}");
+    }
+    void on_snapshot_started(ConnectionId id, uint64_t request, uint64_t sequence) override {
+        if (options_.json)
+            line("{\"event\":\"started\",\"connection\":" + std::to_string(id) + ",\"request\":" +
+                 std::to_string(request) + ",\"sequence\":" + std::to_string(sequence) + "}");
+    }
+    void on_snapshot_saved(const live::SavedSnapshot& s) override {
+        std::string verified;
+        if (options_.verify) {
+            try {
+                const Snapshot snap = format::read_snapshot_file(s.path);
+                verified = std::to_string(snap.node_count()) + " objects decoded";
+            } catch (const std::exception& e) {
+                verified = std::string("DECODE FAILED: ") + e.what();
+            }
+        }
+        if (options_.json) {
+            line("{\"event\":\"saved\",\"connection\":" + std::to_string(s.connection) + ",\"request\":" +
+                 std::to_string(s.request_id) + ",\"pid\":" + std::to_string(s.pid) + ",\"sequence\":" +
+                 std::to_string(s.sequence) + ",\"path\":" + quote(s.path) + ",\"bytes\":" +
+                 std::to_string(s.bytes) + ",\"nodes\":" + std::to_string(s.nodes) + ",\"edges\":" +
+                 std::to_string(s.edges) + ",\"walk_ns\":" + std::to_string(s.walk_ns) + ",\"collected\":" +
+                 (s.collected ? "true" : "false") + ",\"seconds_since_request\":" +
+                 std::to_string(s.seconds_since_request) + ",\"label\":" + quote(s.label) +
+                 (options_.verify ? ",\"verified\":" + quote(verified) : std::string()) + "}");
+        } else {
+            char facts[160];
+            std::snprintf(facts, sizeof facts, "%.1f MB, %llu objects, walk %.0f ms, %.2f s after the request",
+                          static_cast<double>(s.bytes) / 1e6, static_cast<unsigned long long>(s.nodes),
+                          static_cast<double>(s.walk_ns) / 1e6, s.seconds_since_request);
+            line("saved " + std::to_string(s.connection) + ": " + s.path + " (" + facts + ")" +
+                 (verified.empty() ? "" : "; " + verified));
+        }
+        saved_.fetch_add(1);
+    }
+    void on_snapshot_discarded(ConnectionId id, uint64_t request, const std::string& message) override {
+        if (options_.json)
+            line("{\"event\":\"discarded\",\"connection\":" + std::to_string(id) + ",\"request\":" +
+                 std::to_string(request) + ",\"message\":" + quote(message) + "}");
+        else
+            line("discarded " + std::to_string(id) + ": " + message);
+    }
+    void on_snapshot_failed(ConnectionId id, uint64_t request, const std::string& reason) override {
+        if (options_.json)
+            line("{\"event\":\"failed\",\"connection\":" + std::to_string(id) + ",\"request\":" +
+                 std::to_string(request) + ",\"reason\":" + quote(reason) + "}");
+        else
+            line("failed " + std::to_string(id) + ": " + reason);
+    }
+    void on_pong(ConnectionId id, uint64_t nonce, double rtt) override {
+        if (options_.json)
+            line("{\"event\":\"pong\",\"connection\":" + std::to_string(id) + ",\"nonce\":" +
+                 std::to_string(nonce) + ",\"rtt_seconds\":" + std::to_string(rtt) + "}");
+        else
+            line("pong " + std::to_string(id) + ": " + std::to_string(rtt * 1000) + " ms");
+    }
+    void on_disconnected(ConnectionId id, live::DisconnectReason reason, const std::string& message) override {
+        if (options_.json)
+            line("{\"event\":\"disconnected\",\"connection\":" + std::to_string(id) + ",\"reason\":" +
+                 quote(live::to_string(reason)) + ",\"message\":" + quote(message) + "}");
+        else
+            line("disconnected " + std::to_string(id) + ": " + live::to_string(reason) + ": " + message);
+        disconnected_.fetch_add(1);
+    }
+    void on_log(live::LogLevel, const std::string& text) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::cerr << "refscope-cli: " << text << std::endl;
+    }
+
+    void line(const std::string& text) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        out_ << text << std::endl;  // flushed: scripts read events as they happen
+    }
+
+    uint64_t saved() const { return saved_.load(); }
+    uint64_t connected() const { return connected_.load(); }
+    uint64_t disconnected() const { return disconnected_.load(); }
+
+private:
+    const ListenOptions& options_;
+    std::ostream& out_;
+    live::Listener* listener_ = nullptr;
+    std::mutex mutex_;
+    std::atomic<uint64_t> saved_{0}, connected_{0}, disconnected_{0};
+};
+
+// One command line from standard input.
+bool run_stdin_command(const std::string& text, live::Listener& listener, ListenPrinter& printer) {
+    std::istringstream words(text);
+    std::string verb, target;
+    words >> verb >> target;
+    if (verb.empty()) return true;
+    if (verb == "quit" || verb == "exit") return false;
+    std::vector<ConnectionId> ids;
+    if (target == "all") {
+        for (const auto& c : listener.connections()) ids.push_back(c.id);
+    } else {
+        uint64_t id = 0;
+        const auto [end, ec] = std::from_chars(target.data(), target.data() + target.size(), id);
+        if (ec != std::errc() || end != target.data() + target.size()) {
+            printer.on_log(live::LogLevel::Warning, "stdin: '" + text + "': expected a connection number or 'all'");
+            return true;
+        }
+        ids.push_back(id);
+    }
+    std::string rest;
+    std::getline(words, rest);
+    if (!rest.empty() && rest[0] == ' ') rest.erase(0, 1);
+    for (ConnectionId id : ids) {
+        if (verb == "snapshot") listener.request_snapshot(id, false, rest);
+        else if (verb == "collect") listener.request_snapshot(id, true, rest);
+        else if (verb == "ping") listener.ping(id);
+        else if (verb == "label") listener.set_label(id, rest);
+        else if (verb == "disconnect") listener.disconnect(id, rest.empty() ? "disconnect requested" : rest);
+        else {
+            printer.on_log(live::LogLevel::Warning, "stdin: unknown command '" + verb +
+                                                        "' (snapshot, collect, ping, label, disconnect, quit)");
+            break;
+        }
+    }
+    return true;
+}
+
+void print_how_to_connect(const live::Listener& l, const ListenOptions& o, ListenPrinter& printer) {
+    if (o.json) {
+        printer.line("{\"event\":\"listening\",\"address\":" + quote(l.address()) + ",\"unix_address\":" +
+                     quote(l.unix_address()) + ",\"tcp_address\":" + quote(l.tcp_address()) +
+                     ",\"token_file\":" + quote(l.token_file()) + ",\"token\":" + quote(l.token_hex()) +
+                     ",\"session_dir\":" + quote(l.session_dir()) + ",\"pid\":" + std::to_string(::getpid()) + "}");
+        return;
+    }
+    const std::string token = !l.token_file().empty() ? "REFSCOPE_TOKEN_FILE=" + l.token_file()
+                                                      : "REFSCOPE_TOKEN=" + l.token_hex();
+    std::string text = "listening on " + l.address() + "\n";
+    if (!l.unix_address().empty() && !l.tcp_address().empty()) text += "also on " + l.tcp_address() + "\n";
+    if (!l.token_file().empty()) text += "token file: " + l.token_file() + " (mode 0600)\n";
+    else text += "token: " + l.token_hex() + "\n";
+    text += "session folder: " + l.session_dir() + "\n";
+    text += "connect a program:\n  REFSCOPE_CONNECT=" + l.address() + " " + token +
+            " python3 -m refscope run app.py\n";
+    text += "or a running one:\n  python3 -m refscope attach PID --address " + l.address() +
+            (!l.token_file().empty() ? " --token-file " + l.token_file() : " --token " + l.token_hex()) + "\n";
+    text += "commands on stdin: snapshot ID|all, collect ID|all, ping ID|all, label ID TEXT, disconnect ID|all, quit";
+    printer.line(text);
+}
+
+void run_listen(const CliOptions& cli, std::ostream& out) {
+    const ListenOptions o = parse_listen(cli);
+    // Before anything is printed: a script may signal as soon as it reads
+    // the address, and the private directory must still be removed.
+    struct sigaction action {};
+    action.sa_handler = on_signal;
+    ::sigaction(SIGINT, &action, nullptr);
+    ::sigaction(SIGTERM, &action, nullptr);
+    ListenPrinter printer(o, out);
+    live::Listener listener(o.listener, printer);
+    printer.attach(listener);
+    print_how_to_connect(listener, o, printer);
+
+    std::thread loop([&] { listener.run(); });
+    const auto start = std::chrono::steady_clock::now();
+    auto next_auto = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                 std::chrono::duration<double>(o.every_seconds));
+    bool stdin_open = true;
+    std::string pending;
+    std::string failure;
+    for (;;) {
+        if (g_interrupted) break;
+        if (o.count && printer.saved() >= o.count) break;
+        if (o.exit_when_idle && printer.connected() > 0 && printer.disconnected() >= printer.connected() &&
+            listener.connections().empty())
+            break;
+        const auto now = std::chrono::steady_clock::now();
+        if (o.timeout_seconds > 0 && now - start > std::chrono::duration<double>(o.timeout_seconds)) {
+            if (o.count) {
+                failure = "timed out after " + std::to_string(o.timeout_seconds) + " s with " +
+                          std::to_string(printer.saved()) + " of " + std::to_string(o.count) + " snapshots saved";
+            }
+            break;
+        }
+        if (o.every_seconds > 0 && now >= next_auto) {
+            for (const auto& c : listener.connections()) listener.request_snapshot(c.id, o.collect, "every");
+            next_auto += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                std::chrono::duration<double>(o.every_seconds));
+        }
+        pollfd in{STDIN_FILENO, POLLIN, 0};
+        const int ready = ::poll(&in, stdin_open ? 1 : 0, 50);
+        if (ready > 0 && (in.revents & (POLLIN | POLLHUP))) {
+            char buf[4096];
+            const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+            if (n <= 0) {
+                stdin_open = false;  // EOF: keep listening, without commands
+                continue;
+            }
+            pending.append(buf, static_cast<size_t>(n));
+            bool quit = false;
+            for (size_t nl; (nl = pending.find('\n')) != std::string::npos;) {
+                const std::string command = pending.substr(0, nl);
+                pending.erase(0, nl + 1);
+                if (!run_stdin_command(command, listener, printer)) quit = true;
+            }
+            if (quit) break;
+        }
+    }
+    listener.stop();
+    loop.join();
+    if (!failure.empty()) throw live::ListenError(failure);
+}
+
+void run_processes(const CliOptions& cli, std::ostream& out) {
+    for (const std::string& word : cli.live_args) {
+        if (word == "--json") continue;
+        throw UsageError(Verb::Processes, "unknown option or argument '" + word + "' for 'processes'");
+    }
+    bool json = cli.json;
+    for (const std::string& word : cli.live_args) json = json || word == "--json";
+    const std::vector<live::PythonProcess> list = live::list_python_processes();
+    if (json) {
+        JsonWriter w(out);
+        w.begin_object();
+        w.key("processes");
+        w.begin_array();
+        for (const live::PythonProcess& p : list) {
+            w.begin_object();
+            w.field("pid", p.pid);
+            w.field("uid", p.uid);
+            w.field("user", p.user);
+            w.field("python_version", p.python_version);
+            w.field("executable", p.executable);
+            w.key("argv");
+            w.begin_array();
+            for (const std::string& a : p.argv) w.value(a);
+            w.end_array();
+            w.field("embedded", p.embedded);
+            w.field("start_time_unix_ns", p.start_time_unix_ns);
+            w.field("attachable", p.attachable);
+            w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+        return;
+    }
+    out << "    PID  PYTHON  USER      COMMAND\n";
+    for (const live::PythonProcess& p : list) {
+        char head[64];
+        std::snprintf(head, sizeof head, "%7lld  %-6s  %-8s  ", static_cast<long long>(p.pid),
+                      p.python_version.empty() ? "?" : p.python_version.c_str(), p.user.substr(0, 8).c_str());
+        std::string command = argv_text(p.argv);
+        if (command.size() > 100) command = command.substr(0, 97) + "...";
+        out << head << command << (p.attachable ? "" : "  (another user's)") << '\n';
+    }
+    if (list.empty()) out << "(no Python processes)\n";
+}
+
+}  // namespace
+
+void run_live_verb(const CliOptions& options, std::ostream& out) {
+    if (options.verb == Verb::Listen) run_listen(options, out);
+    else if (options.verb == Verb::Processes) run_processes(options, out);
+}
+
+}  // namespace refscope::cli

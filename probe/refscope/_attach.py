@@ -1,0 +1,478 @@
+"""`python -m refscope attach PID`: connect a running Python process to a
+receiver without changing its code; `python -m refscope processes`: the
+Python processes one could attach to.
+
+How attach works (docs/protocol.md, "Attaching"):
+
+1. Checks, each failing with one clear sentence and an error code: the
+   process exists, belongs to this user (or we are root), is a Python
+   process, of a version this package has a probe for; the kernel lets us
+   ptrace it (Yama's ptrace_scope, CAP_SYS_PTRACE, no other tracer); gdb is
+   installed.
+2. Writes, in a new private (0700) directory, a parameters file (0600: it
+   holds the token) and the bootstrap script (_attach_bootstrap.py).
+3. Python 3.14+: sys.remote_exec(pid, script) (PEP 768) runs the script at
+   the target's next safe point. Older: gdb attaches, maps one page in the
+   target with mmap(), writes a two-line Python statement into it, and calls
+   Py_AddPendingCall(PyRun_SimpleString, page) on a thread that is waiting
+   in the C library (never on one inside the interpreter), then detaches at
+   once. Nothing Python runs while gdb holds the process: the pending call
+   runs later in the main thread, at the interpreter's own eval-breaker
+   check, exactly where signal handlers run.
+4. The bootstrap imports refscope from this package's directory (the probe
+   built for the target's version), calls refscope.connect() (which starts
+   the connection's thread) and writes a result file that step 5 waits for.
+
+The main thread must run Python code for the pending call to run: a
+process blocked for good in a C call (a join() without timeout in 3.13, a
+long time.sleep()) connects only when it gets back to Python; attach says so
+when the result does not arrive in time.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_UNCONFIRMED = 3
+
+CAP_SYS_PTRACE = 19
+
+
+class AttachError(Exception):
+    """Attach cannot work; `code` names the reason for programs (the app)."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+# ---- facts about processes --------------------------------------------------
+
+def _read(path, limit=1 << 20):
+    with open(path, "rb") as f:
+        return f.read(limit)
+
+
+def version_from_name(name):
+    """"python3.11" -> (3, 11), "libpython3.12.so.1.0" -> (3, 12), else None."""
+    match = re.match(r"^(?:lib)?python(\d+)\.(\d+)", os.path.basename(name))
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _is_python_name(name):
+    return re.match(r"^python(\d+(\.\d+)?[dm]?)?$", os.path.basename(name)) is not None
+
+
+def process_facts(pid):
+    """pid, uid, user, executable, argv, version (major, minor) or None,
+    embedded; raises AttachError("gone"/"not-python")."""
+    base = "/proc/%d" % pid
+    try:
+        uid = os.stat(base).st_uid
+    except FileNotFoundError:
+        raise AttachError("gone", "no process %d (it exited, or the pid is wrong)" % pid)
+    try:
+        argv = [a.decode("utf-8", "replace") for a in _read(base + "/cmdline").split(b"\0") if a]
+    except OSError:
+        argv = []
+    try:
+        executable = os.readlink(base + "/exe")
+    except OSError:
+        executable = ""
+    if executable.endswith(" (deleted)"):
+        executable = executable[:-len(" (deleted)")]
+    name = executable or (argv[0] if argv else "")
+    version = version_from_name(name)
+    embedded = False
+    if version is None:
+        try:
+            for line in _read(base + "/maps", 8 << 20).decode("utf-8", "replace").splitlines():
+                if "libpython" in line:
+                    version = version_from_name(line.split("/")[-1])
+                    if version:
+                        break
+        except OSError:
+            pass
+        embedded = version is not None and not _is_python_name(name)
+    if not _is_python_name(name) and not embedded:
+        if not argv and not executable:
+            raise AttachError("gone", "process %d has exited or is a kernel thread" % pid)
+        raise AttachError("not-python", "process %d (%s) is not a Python process"
+                          % (pid, os.path.basename(name) or "?"))
+    try:
+        import pwd
+        user = pwd.getpwuid(uid).pw_name
+    except (KeyError, ImportError):
+        user = str(uid)
+    return {"pid": pid, "uid": uid, "user": user, "executable": executable, "argv": argv,
+            "version": version, "embedded": embedded}
+
+
+def python_processes():
+    """Every Python process but this one, by pid."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            found.append(process_facts(int(entry)))
+        except (AttachError, OSError):
+            continue
+    return sorted(found, key=lambda p: p["pid"])
+
+
+def built_probe_versions(package_dir=PACKAGE_DIR):
+    """The (major, minor) versions this package has a probe extension for."""
+    versions = set()
+    for path in glob.glob(os.path.join(package_dir, "_probe.cpython-*.so")):
+        match = re.match(r"_probe\.cpython-(\d)(\d+)", os.path.basename(path))
+        if match:
+            versions.add((int(match.group(1)), int(match.group(2))))
+    return sorted(versions)
+
+
+def _version_text(version):
+    return "%d.%d" % version if version else "?"
+
+
+def _effective_capabilities():
+    try:
+        for line in _read("/proc/self/status").decode().splitlines():
+            if line.startswith("CapEff:"):
+                return int(line.split()[1], 16)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _is_descendant(pid, ancestor):
+    for _ in range(256):
+        if pid == ancestor:
+            return True
+        if pid <= 1:
+            return False
+        try:
+            stat = _read("/proc/%d/stat" % pid).decode("utf-8", "replace")
+            pid = int(stat[stat.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError):
+            return False
+    return False
+
+
+def ptrace_obstacle(pid, target_uid, scope_path="/proc/sys/kernel/yama/ptrace_scope",
+                    euid=None, capabilities=None):
+    """Why the kernel will not let us ptrace `pid`, or None if it should."""
+    euid = os.geteuid() if euid is None else euid
+    capabilities = _effective_capabilities() if capabilities is None else capabilities
+    can_ptrace_any = bool(capabilities & (1 << CAP_SYS_PTRACE))
+    if euid != 0 and euid != target_uid and not can_ptrace_any:
+        return ("permission", "process %d belongs to another user (uid %d); attach as that user or as root"
+                % (pid, target_uid))
+    try:
+        scope = int(_read(scope_path).strip() or b"0")
+    except (OSError, ValueError):
+        scope = 0  # no Yama: classic ptrace rules (same user) apply
+    if scope == 3:
+        return ("ptrace-disabled", "the kernel forbids attaching to processes "
+                "(/proc/sys/kernel/yama/ptrace_scope is 3, which only a reboot undoes)")
+    if scope == 2 and not can_ptrace_any:
+        return ("ptrace-scope", "only an administrator may attach here "
+                "(/proc/sys/kernel/yama/ptrace_scope is 2): run as root, or with CAP_SYS_PTRACE")
+    if scope == 1 and not can_ptrace_any and not _is_descendant(pid, os.getpid()):
+        return ("ptrace-scope", "/proc/sys/kernel/yama/ptrace_scope is 1: a process may only be attached "
+                "by its parent; run as root, or allow it with "
+                "'sudo sysctl kernel.yama.ptrace_scope=0'")
+    try:
+        for line in _read("/proc/%d/status" % pid).decode().splitlines():
+            if line.startswith("TracerPid:") and int(line.split()[1]) != 0:
+                return ("traced", "process %d is already traced by process %s (a debugger?); "
+                        "a process can have only one tracer" % (pid, line.split()[1]))
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def choose_method(target_version, attacher_has_remote_exec, gdb_path):
+    """How to run the bootstrap in the target: "remote_exec" (3.14+, PEP 768,
+    from this interpreter), "remote_exec_subprocess" (3.14+ target, run
+    through the target's own interpreter because this one is older), or
+    "gdb". Raises AttachError("no-gdb") when gdb is needed and missing."""
+    if target_version is not None and target_version >= (3, 14):
+        return "remote_exec" if attacher_has_remote_exec else "remote_exec_subprocess"
+    if not gdb_path:
+        raise AttachError("no-gdb", "gdb is not installed; attaching to Python %s needs it "
+                          "(Debian/Ubuntu: apt-get install gdb)" % _version_text(target_version))
+    return "gdb"
+
+
+# ---- injection ----------------------------------------------------------------
+
+_GDB_SCRIPT = r"""
+set pagination off
+set confirm off
+set print thread-events off
+python
+import gdb
+# Run the calls on a thread that is waiting inside the C library (futex,
+# poll, sleep...): such a thread holds none of the interpreter's own locks,
+# so Py_AddPendingCall cannot deadlock on the pending-call lock.
+waiting = ("futex", "nanosleep", "poll", "select", "epoll", "read", "recv", "accept",
+           "wait", "pthread_cond", "sem_", "sleep", "pause")
+chosen = None
+for thread in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num):
+    thread.switch()
+    try:
+        frame = gdb.newest_frame()
+        name = frame.name() or ""
+        library = gdb.solib_name(frame.pc()) or ""
+    except gdb.error:
+        continue
+    if "libc" in library and any(w in name for w in waiting):
+        chosen = thread
+        break
+if chosen is None:
+    chosen = sorted(gdb.selected_inferior().threads(), key=lambda t: t.num)[0]
+chosen.switch()
+gdb.write("REFSCOPE_THREAD %%d\n" %% chosen.ptid[1])
+end
+set $refscope_page = ((void *(*)(void *, unsigned long, int, int, int, long)) mmap)(0, %(size)d, 3, 0x22, -1, 0)
+printf "REFSCOPE_PAGE %%lu\n", (unsigned long) $refscope_page
+restore %(payload)s binary $refscope_page
+set $refscope_result = ((int (*)(void *, void *)) Py_AddPendingCall)((void *) PyRun_SimpleString, $refscope_page)
+printf "REFSCOPE_RESULT %%d\n", $refscope_result
+detach
+quit
+"""
+
+
+def _pending_statement(script_path):
+    """The statement PyRun_SimpleString runs in __main__: it binds no name
+    there, and it cannot raise (an error from a pending call would surface
+    in whatever the main thread was doing)."""
+    return ("try:exec(compile(open(%r,'rb').read(),%r,'exec'),{'__name__':'__refscope_attach__'})\n"
+            "except BaseException:pass\n" % (script_path, script_path))
+
+
+def inject_with_gdb(pid, script_path, workdir, gdb_path, timeout=60):
+    payload = _pending_statement(script_path).encode() + b"\0"
+    payload_path = os.path.join(workdir, "payload")
+    with open(payload_path, "wb") as f:
+        f.write(payload)
+    size = (len(payload) + 4095) // 4096 * 4096
+    commands_path = os.path.join(workdir, "commands.gdb")
+    with open(commands_path, "w") as f:
+        f.write(_GDB_SCRIPT % {"size": size, "payload": payload_path})
+    # -nx: no ~/.gdbinit; auto-load off: gdb must not run scripts found next
+    # to the target's libraries.
+    command = [gdb_path, "-nx", "-batch", "-iex", "set auto-load off", "-p", str(pid), "-x", commands_path]
+    try:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise AttachError("gdb-timeout", "gdb did not finish within %d s" % timeout)
+    output = done.stdout.decode("utf-8", "replace")
+    if "ptrace: Operation not permitted" in output or "Could not attach to process" in output:
+        raise AttachError("permission", "the kernel refused to let gdb attach to process %d "
+                          "(ptrace: Operation not permitted; a container without CAP_SYS_PTRACE, "
+                          "or a security module?)" % pid)
+    if "No such process" in output:
+        raise AttachError("gone", "process %d exited while attaching" % pid)
+    page = re.search(r"REFSCOPE_PAGE (\d+)", output)
+    result = re.search(r"REFSCOPE_RESULT (-?\d+)", output)
+    if not page or int(page.group(1)) in (0, 2 ** 64 - 1):
+        raise AttachError("inject-failed", "gdb could not map memory in process %d:\n%s"
+                          % (pid, _tail(output)))
+    if not result:
+        missing = "No symbol" in output
+        raise AttachError("not-python" if missing else "inject-failed",
+                          ("process %d does not export Py_AddPendingCall/PyRun_SimpleString "
+                           "(not CPython?)" if missing else "gdb could not schedule the call in process %d")
+                          % pid + ":\n" + _tail(output))
+    if int(result.group(1)) != 0:
+        raise AttachError("busy", "the interpreter's pending-call queue is full; try again")
+    return output
+
+
+def _tail(text, lines=8):
+    return "\n".join("  " + line for line in text.strip().splitlines()[-lines:])
+
+
+def inject_with_remote_exec(pid, script_path, executable, in_process):
+    if in_process:
+        sys.remote_exec(pid, script_path)
+        return
+    done = subprocess.run([executable, "-I", "-c", "import sys; sys.remote_exec(%d, %r)" % (pid, script_path)],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          timeout=60)
+    if done.returncode != 0:
+        raise AttachError("inject-failed", "sys.remote_exec failed:\n" + _tail(done.stdout.decode("utf-8", "replace")))
+
+
+def _write_private(path, data, uid):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(data)
+    if uid is not None:
+        os.chown(path, uid, -1)
+
+
+def attach(pid, address, token, label="", timeout=10.0, method=None, gdb_path=None):
+    """Connects process `pid` to the receiver at `address`. Returns a dict
+    (ok, pid, method, message); raises AttachError."""
+    facts = process_facts(pid)
+    version = facts["version"]
+    built = built_probe_versions()
+    if version is None:
+        raise AttachError("not-python", "cannot tell which Python process %d runs" % pid)
+    if version not in built:
+        message = ("no refscope probe built for Python %s (this package has probes for %s)"
+                   % (_version_text(version), ", ".join(map(_version_text, built)) or "none"))
+        if version >= (3, 14):
+            message += "; with one, attach would use sys.remote_exec (PEP 768)"
+        raise AttachError("no-probe", message)
+    # sys.remote_exec writes into the target with process_vm_writev, which
+    # the kernel allows exactly when it would allow ptrace: same checks.
+    obstacle = ptrace_obstacle(pid, facts["uid"])
+    if obstacle:
+        raise AttachError(*obstacle)
+    if gdb_path is None:
+        gdb_path = shutil.which("gdb")
+    if method is None:
+        method = choose_method(version, hasattr(sys, "remote_exec"), gdb_path)
+
+    workdir = tempfile.mkdtemp(prefix="refscope-attach-")  # 0700
+    target_uid = facts["uid"] if facts["uid"] != os.geteuid() else None
+    injected = False
+    try:
+        if target_uid is not None:  # root attaching to another user's process
+            os.chown(workdir, target_uid, -1)
+        params_path = os.path.join(workdir, "params.json")
+        result_path = os.path.join(workdir, "result.json")
+        script_path = os.path.join(workdir, "attach.py")
+        _write_private(params_path, json.dumps({
+            "package_dir": PACKAGE_DIR, "address": address, "token": token, "label": label,
+            "result": result_path}), target_uid)
+        with open(os.path.join(PACKAGE_DIR, "_attach_bootstrap.py")) as f:
+            bootstrap = f.read()
+        _write_private(script_path, "PARAMS = %r\n" % params_path + bootstrap, target_uid)
+
+        if method == "gdb":
+            inject_with_gdb(pid, script_path, workdir, gdb_path)
+        elif method in ("remote_exec", "remote_exec_subprocess"):
+            inject_with_remote_exec(pid, script_path, facts["executable"], method == "remote_exec")
+        else:
+            raise AttachError("usage", "unknown method %r" % method)
+        injected = True
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if os.path.exists(result_path):
+                with open(result_path) as f:
+                    outcome = json.load(f)
+                if outcome.get("ok"):
+                    return {"ok": True, "pid": pid, "method": method,
+                            "message": "process %d is connected to %s" % (pid, address)}
+                raise AttachError("connect-failed", "process %d could not connect: %s"
+                                  % (pid, outcome.get("error", "?")))
+            if not os.path.exists("/proc/%d" % pid):
+                raise AttachError("gone", "process %d exited before connecting" % pid)
+            time.sleep(0.02)
+        # Tell the bootstrap, which may still run, to remove the directory
+        # (or do it here if it ran in between).
+        open(os.path.join(workdir, "abandoned"), "w").close()
+        if target_uid is not None:
+            os.chown(os.path.join(workdir, "abandoned"), target_uid, -1)
+        raise AttachError("unconfirmed",
+                          "the connection is scheduled, but process %d has not run Python code in its "
+                          "main thread for %.0f s (blocked in a system call or in C code?); it will "
+                          "connect when it does" % (pid, timeout))
+    finally:
+        # Nothing scheduled (the injection failed), a result, or no process:
+        # the directory goes. Otherwise the pending call may still run the
+        # script: the bootstrap removes the directory ("abandoned").
+        if (not injected or os.path.exists(os.path.join(workdir, "result.json"))
+                or not os.path.exists("/proc/%d" % pid)):
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+# ---- command line ---------------------------------------------------------------
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="python -m refscope")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    attach_cmd = commands.add_parser(
+        "attach", help="connect a running Python process to a receiver, without changing its code",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    attach_cmd.add_argument("pid", type=int, metavar="PID")
+    attach_cmd.add_argument("--address", help="the receiver's address (default: $REFSCOPE_CONNECT)")
+    attach_cmd.add_argument("--token-file", help="file holding the token (default: $REFSCOPE_TOKEN_FILE)")
+    attach_cmd.add_argument("--token", help="the token itself (visible to other users in ps: "
+                            "prefer --token-file or $REFSCOPE_TOKEN)")
+    attach_cmd.add_argument("--label", default="", help="label the receiver shows for the process")
+    attach_cmd.add_argument("--timeout", type=float, default=10.0,
+                            help="seconds to wait for the process to connect (default 10)")
+    attach_cmd.add_argument("--method", choices=["gdb", "remote_exec", "remote_exec_subprocess"],
+                            help="force an injection method (default: chosen by the target's version)")
+    attach_cmd.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
+    processes_cmd = commands.add_parser("processes", help="list the Python processes one could attach to")
+    processes_cmd.add_argument("--json", action="store_true")
+    return parser
+
+
+def _print_outcome(options, outcome):
+    if options.json:
+        print(json.dumps(outcome))
+    elif outcome["ok"]:
+        print("refscope: " + outcome["message"])
+    else:
+        print("refscope: attach: " + outcome["message"], file=sys.stderr)
+
+
+def main(argv):
+    from . import _live
+    parser = _parser()
+    options = parser.parse_args(argv)
+    if options.command == "processes":
+        found = python_processes()
+        if options.json:
+            print(json.dumps({"processes": [dict(p, version=_version_text(p["version"])) for p in found]}))
+        else:
+            for p in found:
+                print("%7d  %-5s  %-8s  %s" % (p["pid"], _version_text(p["version"]), p["user"][:8],
+                                               " ".join(p["argv"])[:100]))
+        return EXIT_OK
+    address = options.address or os.environ.get(_live.ENV_ADDRESS)
+    try:
+        token = options.token
+        if token is None:
+            token_file = options.token_file or os.environ.get(_live.ENV_TOKEN_FILE)
+            token = _live.read_token_file(token_file) if token_file else os.environ.get(_live.ENV_TOKEN)
+        if not address or not token:
+            raise AttachError("usage", "give the receiver's --address and --token-file "
+                              "(refscope-cli listen prints both)")
+        outcome = attach(options.pid, address, token, label=options.label, timeout=options.timeout,
+                         method=options.method)
+    except AttachError as error:
+        outcome = {"ok": False, "pid": options.pid, "code": error.code, "message": str(error)}
+        _print_outcome(options, outcome)
+        if error.code == "usage":
+            return EXIT_USAGE
+        return EXIT_UNCONFIRMED if error.code == "unconfirmed" else EXIT_FAILED
+    except OSError as error:
+        outcome = {"ok": False, "pid": options.pid, "code": "os-error", "message": str(error)}
+        _print_outcome(options, outcome)
+        return EXIT_FAILED
+    _print_outcome(options, outcome)
+    return EXIT_OK

@@ -1,0 +1,118 @@
+"""refscope-cli's live verbs as a script uses them: listen's options, exit
+statuses and clean stop; processes' JSON. (The events themselves are
+exercised by the other test_live_* modules.)"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+from live_support import Receiver, Target, cli, require_cli
+
+
+def run_cli(*args, timeout=60):
+    done = subprocess.run([cli()] + list(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=timeout)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+class ListenCommandLine(unittest.TestCase):
+    def setUp(self):
+        require_cli(self)
+        self.tmp = tempfile.TemporaryDirectory(prefix="refscope-cli-live-")
+        self.addCleanup(self.tmp.cleanup)
+
+    def test_usage_errors_exit_2(self):
+        status, _, err = run_cli("listen", "--bogus")
+        self.assertEqual(status, 2)
+        self.assertIn("unknown option or argument '--bogus'", err)
+        status, _, err = run_cli("listen", "--no-unix")
+        self.assertEqual(status, 2)
+        self.assertIn("--no-unix needs --tcp PORT", err)
+        status, _, err = run_cli("listen", "--every", "soon")
+        self.assertEqual(status, 2)
+        status, _, err = run_cli("processes", "--all")
+        self.assertEqual(status, 2)
+
+    def test_count_not_reached_by_timeout_exits_1(self):
+        started = time.monotonic()
+        status, out, err = run_cli("listen", "--dir", os.path.join(self.tmp.name, "s"), "--count", "2",
+                                   "--timeout", "1")
+        self.assertEqual(status, 1)
+        self.assertIn("timed out after 1", err)
+        self.assertIn("0 of 2 snapshots saved", err)
+        self.assertIn("listening on unix:", out)
+        self.assertLess(time.monotonic() - started, 20)
+
+    def test_refuses_a_socket_directory_others_can_enter(self):
+        shared = os.path.join(self.tmp.name, "shared")
+        os.mkdir(shared)
+        os.chmod(shared, 0o755)
+        status, _, err = run_cli("listen", "--dir", os.path.join(self.tmp.name, "s"), "--socket-dir", shared)
+        self.assertEqual(status, 1)
+        self.assertIn("it must be private (0700)", err)
+
+    def test_sigterm_stops_cleanly_and_removes_the_private_directory(self):
+        receiver = Receiver()
+        self.addCleanup(receiver.close)
+        socket_dir = os.path.dirname(receiver.address[len("unix:"):])
+        self.assertTrue(os.path.isdir(socket_dir))
+        receiver.process.send_signal(signal.SIGTERM)
+        self.assertEqual(receiver.process.wait(timeout=20), 0)
+        self.assertFalse(os.path.exists(socket_dir))
+
+    def test_on_connect_and_count_save_one_snapshot_and_exit(self):
+        session = os.path.join(self.tmp.name, "session")
+        listen = subprocess.Popen([cli(), "listen", "--json", "--dir", session, "--on-connect", "--collect",
+                                   "--count", "1", "--timeout", "60", "--verify"],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(listen.stderr.close)
+        self.addCleanup(listen.stdout.close)
+        first = json.loads(listen.stdout.readline().decode())
+        env = {"REFSCOPE_CONNECT": first["address"], "REFSCOPE_TOKEN_FILE": first["token_file"]}
+        target = Target("busy_target.py", env=env)
+        self.addCleanup(target.kill)
+        self.assertEqual(listen.wait(timeout=60), 0)
+        events = [json.loads(line) for line in listen.stdout.read().decode().splitlines()]
+        saved = [e for e in events if e["event"] == "saved"]
+        self.assertEqual(len(saved), 1)
+        self.assertTrue(saved[0]["collected"])
+        self.assertIn("objects decoded", saved[0]["verified"])
+        self.assertEqual(saved[0]["label"], "on connect")
+        # The program outlives its receiver.
+        target.send("status")
+        self.assertFalse(target.out.wait_event("status")["status"]["connected"])
+        self.assertEqual(target.finish(), 0)
+
+
+class Processes(unittest.TestCase):
+    def test_lists_this_interpreters_processes(self):
+        require_cli(self)
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+        self.addCleanup(sleeper.wait)
+        self.addCleanup(sleeper.kill)
+        time.sleep(0.3)
+        status, out, _ = run_cli("processes", "--json")
+        self.assertEqual(status, 0)
+        found = {p["pid"]: p for p in json.loads(out)["processes"]}
+        self.assertIn(sleeper.pid, found)
+        entry = found[sleeper.pid]
+        self.assertEqual(entry["python_version"], "%d.%d" % sys.version_info[:2])
+        self.assertEqual(entry["argv"][1:], ["-c", "import time; time.sleep(30)"])
+        self.assertTrue(entry["attachable"])
+        self.assertLess(abs(entry["start_time_unix_ns"] / 1e9 - time.time()), 60)
+        status, text, _ = run_cli("processes")
+        self.assertIn(str(sleeper.pid), text)
+        # The Python side lists it the same way.
+        done = subprocess.run([sys.executable, "-m", "refscope", "processes", "--json"], stdout=subprocess.PIPE,
+                              timeout=60)
+        python_side = {p["pid"]: p for p in json.loads(done.stdout.decode())["processes"]}
+        self.assertEqual(python_side[sleeper.pid]["version"], entry["python_version"])
+
+
+if __name__ == "__main__":
+    unittest.main()
