@@ -1,7 +1,7 @@
 // SnapshotAnalysis: one snapshot and every analysis over it, built stage by
-// stage with progress and cancellation. The desktop app's loader, the CLI's
-// heavy verbs and the benchmarks share this one pipeline, so "how long does
-// opening a 10M-object snapshot take" has one answer.
+// stage with progress and cancellation. The desktop app's loader and the
+// benchmarks share this one pipeline, so "how long does opening a 10M-object
+// snapshot take" has one answer. (The CLI builds only what each verb needs.)
 //
 //   read ─▶ index ─▶ root classes ─┬─▶ retention BFS ─▶ cycles (SCCs) ─┬─▶ leak suspects
 //                                   └─▶ dominator tree ──────────────────┘
