@@ -98,15 +98,6 @@ QPolygonF arrow_polygon(QPointF base, QPointF tip) {
     return QPolygonF{tip, base + normal * half, base - normal * half, tip};
 }
 
-enum class LineKind { Title, Plain, Root, Invisible };
-
-LineKind line_kind(size_t index, const std::string& line) {
-    if (index == 0) return LineKind::Title;
-    if (line.ends_with("the GC cannot see")) return LineKind::Invisible;
-    if (line.starts_with("root: ")) return LineKind::Root;
-    return LineKind::Plain;
-}
-
 constexpr qreal kTextMargin = 4.0;
 constexpr qreal kHighlightMargin = 5.0;
 
@@ -126,8 +117,14 @@ GraphNodeItem::GraphNodeItem(uint32_t subgraphIndex, const analysis::SubgraphNod
     if (node.is_group()) {
         groupCount_ = node.group_count;
     }
-    for (const std::string& line : node.lines) lines_.push_back(QString::fromStdString(line));
-    if (lines_.isEmpty()) lines_.push_back(QStringLiteral("?"));
+    for (const std::string& line : node.lines) {
+        lineKinds_.push_back(graphviz::node_line_kind(static_cast<size_t>(lines_.size()), line));
+        lines_.push_back(QString::fromStdString(line));
+    }
+    if (lines_.isEmpty()) {
+        lines_.push_back(QStringLiteral("?"));
+        lineKinds_.push_back(graphviz::NodeLineKind::Title);
+    }
     setPos(placement.x, placement.y);
     rect_ = QRectF(-placement.width / 2, -placement.height / 2, placement.width, placement.height);
     setZValue(kNodeZ);
@@ -158,12 +155,12 @@ void GraphNodeItem::restyle(const GraphColours& colours) {
         innerOutline_ = shape_path(style_.shape, rect_.adjusted(4, 4, -4, -4));
     }
     lineColours_.clear();
-    for (int i = 0; i < lines_.size(); ++i) {
-        switch (line_kind(static_cast<size_t>(i), lines_[i].toStdString())) {
-            case LineKind::Invisible:
+    for (const graphviz::NodeLineKind kind : lineKinds_) {
+        switch (kind) {
+            case graphviz::NodeLineKind::Invisible:
                 lineColours_.push_back(colours.invisibleLine);
                 break;
-            case LineKind::Root:
+            case graphviz::NodeLineKind::Root:
                 lineColours_.push_back(colours.rootLine);
                 break;
             default:

@@ -81,6 +81,7 @@ private:
     QPainterPath outline_;
     QPainterPath innerOutline_;  // the second periphery, when there is one
     QStringList lines_;
+    std::vector<graphviz::NodeLineKind> lineKinds_;  // one per line
     QStringList shownLines_;  // elided to the box
     std::vector<QColor> lineColours_;
     QFont titleFont_;

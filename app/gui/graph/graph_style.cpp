@@ -3,6 +3,41 @@
 #include <algorithm>
 
 namespace refscope::app {
+namespace {
+
+using graphviz::ColourRole;
+
+// The member of GraphColours that holds `role`'s colour.
+QColor GraphColours::*member_for(ColourRole role) {
+    switch (role) {
+        case ColourRole::PlainFill: return &GraphColours::plainFill;
+        case ColourRole::PlainBorder: return &GraphColours::plainBorder;
+        case ColourRole::GroupFill: return &GraphColours::groupFill;
+        case ColourRole::PathFill: return &GraphColours::pathFill;
+        case ColourRole::RootFill: return &GraphColours::rootFill;
+        case ColourRole::RootBorder: return &GraphColours::rootBorder;
+        case ColourRole::SuspectFill: return &GraphColours::suspectFill;
+        case ColourRole::SuspectBorder: return &GraphColours::suspectBorder;
+        case ColourRole::HolderBorder: return &GraphColours::holderBorder;
+        case ColourRole::TargetFill: return &GraphColours::targetFill;
+        case ColourRole::TargetBorder: return &GraphColours::targetBorder;
+        case ColourRole::RootLine: return &GraphColours::rootLine;
+        case ColourRole::InvisibleLine: return &GraphColours::invisibleLine;
+        case ColourRole::ClusterFill: return &GraphColours::clusterFill;
+        case ColourRole::ClusterBorder: return &GraphColours::clusterBorder;
+        case ColourRole::Edge: return &GraphColours::edge;
+        case ColourRole::PathEdge: return &GraphColours::pathEdge;
+        case ColourRole::BorrowedEdge: return &GraphColours::borrowedEdge;
+        case ColourRole::WeakEdge: return &GraphColours::weakEdge;
+        case ColourRole::InvisibleEdge: return &GraphColours::invisibleEdge;
+        case ColourRole::EdgeLabel: return &GraphColours::edgeLabel;
+    }
+    return &GraphColours::plainBorder;
+}
+
+}  // namespace
+
+const QColor& GraphColours::colour(ColourRole role) const { return this->*member_for(role); }
 
 GraphColours GraphColours::fromPalette(const QPalette& palette) {
     GraphColours c;
@@ -12,28 +47,11 @@ GraphColours GraphColours::fromPalette(const QPalette& palette) {
         // The Graphviz export's colours.
         c.background = QColor(Qt::white);
         c.text = QColor(Qt::black);
-        c.plainFill = QColor(0xf2f2f2);
-        c.plainBorder = QColor(0x555555);
-        c.groupFill = QColor(0xe4e4e4);
-        c.pathFill = QColor(0xdde8f7);
-        c.rootFill = QColor(0xcfe0f5);
-        c.rootBorder = QColor(0x1a4f9c);
-        c.suspectFill = QColor(0xffe8c2);
-        c.suspectBorder = QColor(0xd97400);
-        c.holderBorder = QColor(0xb00020);
-        c.targetFill = QColor(0xf6b4b4);
-        c.targetBorder = QColor(0xb00020);
-        c.rootLine = QColor(0x1a4f9c);
-        c.invisibleLine = QColor(0xb00020);
-        c.clusterFill = QColor(0xfafafa);
-        c.clusterBorder = QColor(0xaaaaaa);
         c.clusterText = QColor(Qt::black);
-        c.edge = QColor(0x444444);
-        c.pathEdge = QColor(0x1a4f9c);
-        c.borrowedEdge = QColor(0x999999);
-        c.weakEdge = QColor(0x888888);
-        c.invisibleEdge = QColor(0xd00000);
-        c.edgeLabel = QColor(0x333333);
+        for (size_t role = 0; role < graphviz::kColourRoleCount; ++role) {
+            const auto r = static_cast<ColourRole>(role);
+            c.*member_for(r) = QColor(QLatin1String(graphviz::export_colour(r)));
+        }
     } else {
         // Same hues, dark fills and light strokes: the same meaning at a
         // glance, readable on a dark background.
@@ -66,65 +84,30 @@ GraphColours GraphColours::fromPalette(const QPalette& palette) {
 }
 
 NodeStyle node_style(const analysis::SubgraphNode& n, const GraphColours& c) {
+    const graphviz::NodeLook look = graphviz::node_look(n);
     NodeStyle s;
-    s.fill = c.plainFill;
-    s.border = c.plainBorder;
-    if (n.is_group()) {
-        s.shape = NodeShape::Folder;
-        s.fill = c.groupFill;
-    }
-    if (n.on_path) s.fill = c.pathFill;
-    if (n.is_root) {
-        s.shape = NodeShape::Octagon;
-        // The export asks for a doubleoctagon but also declares peripheries=1
-        // for every node, so Graphviz draws one bold outline: so does the view.
-        s.bold = true;
-        s.fill = c.rootFill;
-        s.border = c.rootBorder;
-    }
-    if (n.is_suspect) {
-        s.border = c.suspectBorder;
-        s.borderWidth = 2.0;
-        if (!n.is_target) s.fill = c.suspectFill;
-    }
-    if (n.is_holder) {
-        s.border = c.holderBorder;
-        s.borderWidth = 2.0;
-        s.doubleBorder = true;
-    }
-    if (n.is_target) {
-        s.fill = c.targetFill;
-        s.border = c.targetBorder;
-        s.borderWidth = 2.5;
-    }
-    if (s.bold) s.borderWidth = std::max(s.borderWidth, 2.0);
+    s.shape = look.shape;
+    s.fill = c.colour(look.fill);
+    s.border = c.colour(look.border);
+    s.bold = look.bold;
+    s.doubleBorder = look.peripheries > 1;
+    // Graphviz draws a bold outline at least 2 points wide.
+    s.borderWidth = look.bold ? std::max(look.pen_width, 2.0) : look.pen_width;
     return s;
 }
 
 EdgeStyle edge_style(const analysis::SubgraphEdge& e, const GraphColours& c) {
+    const graphviz::EdgeLook look = graphviz::edge_look(e);
     EdgeStyle s;
-    s.colour = c.edge;
-    s.labelColour = c.edgeLabel;
-    if (e.on_path) {
-        s.colour = c.pathEdge;
-        s.width = 2.2;
+    s.colour = c.colour(look.colour);
+    s.labelColour = c.colour(look.label_colour);
+    s.width = look.pen_width;
+    switch (look.line) {
+        case graphviz::LineStyle::Solid: s.penStyle = Qt::SolidLine; break;
+        case graphviz::LineStyle::Dotted: s.penStyle = Qt::DotLine; break;
+        case graphviz::LineStyle::Dashed: s.penStyle = Qt::DashLine; break;
     }
-    if (!e.owned && !e.weak) {
-        // Borrowed: shown, but it keeps nothing alive.
-        s.colour = c.borrowedEdge;
-        s.hollowArrow = true;
-    }
-    if (e.weak) {
-        s.penStyle = Qt::DotLine;
-        s.colour = c.weakEdge;
-        s.hollowArrow = true;
-    }
-    if (e.gc_invisible) {
-        s.penStyle = Qt::DashLine;
-        s.colour = c.invisibleEdge;
-        s.labelColour = c.invisibleEdge;
-        if (e.on_path) s.width = std::max(s.width, 2.2);
-    }
+    s.hollowArrow = look.hollow_arrow;
     return s;
 }
 

@@ -1,8 +1,10 @@
-// How the graph view draws nodes, edges and clusters: the same rules as the
-// Graphviz export (core/src/graphviz/graph_render.cpp, style_node/style_edge),
-// so the picture on screen and the exported file agree. In a light theme the
-// colours are the export's; in a dark theme (the palette's base colour is
-// dark) each has a dark counterpart of the same hue, so text stays readable.
+// How the graph view draws nodes, edges and clusters: the rules (shape,
+// outline, colour role; which flag wins) are core's graph_look.h, the same
+// table the Graphviz export (graph_render.cpp) reads, so the picture on
+// screen and the exported file agree. In a light theme the colours are the
+// export's (graphviz::export_colour); in a dark theme (the palette's base
+// colour is dark) each role has a dark counterpart of the same hue, so text
+// stays readable.
 #pragma once
 
 #include <QColor>
@@ -10,6 +12,7 @@
 #include <Qt>
 
 #include "refscope/analysis/subgraph.h"
+#include "refscope/graphviz/graph_look.h"
 
 namespace refscope::app {
 
@@ -17,6 +20,9 @@ struct GraphColours {
     bool dark = false;
     QColor background;
     QColor text;  // node text on a plain fill
+    QColor clusterText;
+    QColor selection;
+    // One per graphviz::ColourRole (colour() maps a role to its member).
     QColor plainFill, plainBorder;
     QColor groupFill;
     QColor pathFill;
@@ -26,26 +32,25 @@ struct GraphColours {
     QColor targetFill, targetBorder;
     QColor rootLine;       // "root: …" lines in a node
     QColor invisibleLine;  // "N references the GC cannot see"
-    QColor clusterFill, clusterBorder, clusterText;
+    QColor clusterFill, clusterBorder;
     QColor edge, pathEdge, borrowedEdge, weakEdge, invisibleEdge;
     QColor edgeLabel;
-    QColor selection;
 
     // Light colours unless the palette's base (the view's background) is dark.
     static GraphColours fromPalette(const QPalette& palette);
+    const QColor& colour(graphviz::ColourRole role) const;
 };
 
-enum class NodeShape { RoundedBox, Octagon, Folder };
+using graphviz::NodeShape;
 
-// What a node looks like. Later rules win, as in the export: a target that is
-// also a root keeps the root's shape and gets the target's fill.
+// What a node looks like: graphviz::node_look in this palette's colours.
 struct NodeStyle {
     NodeShape shape = NodeShape::RoundedBox;
     QColor fill;
     QColor border;
     double borderWidth = 1.0;   // points
     bool bold = false;          // roots: a heavier outline
-    bool doubleBorder = false;  // holders (Graphviz's peripheries=2)
+    bool doubleBorder = false;  // roots and holders (Graphviz's peripheries=2)
 };
 
 NodeStyle node_style(const analysis::SubgraphNode& node, const GraphColours& colours);

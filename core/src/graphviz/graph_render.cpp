@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "graphviz_session.h"
 #include "refscope/analysis/edge_labels.h"
+#include "refscope/graphviz/graph_look.h"
 
 namespace refscope::graphviz {
 namespace {
@@ -81,17 +83,31 @@ std::string escaped_plain(std::string_view text) {
     return clean;
 }
 
+std::string font_colour(ColourRole role, const std::string& html) {
+    return std::string("<FONT COLOR=\"") + export_colour(role) + "\">" + html + "</FONT>";
+}
+
+// "2", "2.5": penwidth values as DOT writes them.
+std::string points(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+}
+
 std::string node_label(const SubgraphNode& n) {
     std::string html = "<B>" + html_text(n.lines.empty() ? std::string("?") : n.lines[0]) + "</B>";
     for (size_t i = 1; i < n.lines.size(); ++i) {
         const std::string& line = n.lines[i];
         html += "<BR/>";
-        if (line.ends_with("the GC cannot see")) {
-            html += "<FONT COLOR=\"#b00020\">" + html_text(line) + "</FONT>";
-        } else if (line.starts_with("root: ")) {
-            html += "<FONT COLOR=\"#1a4f9c\">" + html_text(line) + "</FONT>";
-        } else {
-            html += html_text(line);
+        switch (node_line_kind(i, line)) {
+            case NodeLineKind::Invisible:
+                html += font_colour(ColourRole::InvisibleLine, html_text(line));
+                break;
+            case NodeLineKind::Root:
+                html += font_colour(ColourRole::RootLine, html_text(line));
+                break;
+            default:
+                html += html_text(line);
         }
     }
     return html;
@@ -143,8 +159,8 @@ Attributes declare_attributes(Agraph_t* g, const RenderOptions& options) {
     a.node_label = declare_attribute(g, AGNODE, "label", "\\N");
     a.node_shape = declare_attribute(g, AGNODE, "shape", "box");
     a.node_style = declare_attribute(g, AGNODE, "style", "rounded,filled");
-    a.node_fill = declare_attribute(g, AGNODE, "fillcolor", "#f2f2f2");
-    a.node_color = declare_attribute(g, AGNODE, "color", "#555555");
+    a.node_fill = declare_attribute(g, AGNODE, "fillcolor", export_colour(ColourRole::PlainFill));
+    a.node_color = declare_attribute(g, AGNODE, "color", export_colour(ColourRole::PlainBorder));
     a.node_penwidth = declare_attribute(g, AGNODE, "penwidth", "1");
     a.node_peripheries = declare_attribute(g, AGNODE, "peripheries", "1");
     a.node_tooltip = declare_attribute(g, AGNODE, "tooltip", "");
@@ -154,48 +170,39 @@ Attributes declare_attributes(Agraph_t* g, const RenderOptions& options) {
     a.edge_label = declare_attribute(g, AGEDGE, "label", "");
     a.edge_xlabel = declare_attribute(g, AGEDGE, "xlabel", "");
     a.edge_style = declare_attribute(g, AGEDGE, "style", "solid");
-    a.edge_color = declare_attribute(g, AGEDGE, "color", "#444444");
-    a.edge_fontcolor = declare_attribute(g, AGEDGE, "fontcolor", "#333333");
+    a.edge_color = declare_attribute(g, AGEDGE, "color", export_colour(ColourRole::Edge));
+    a.edge_fontcolor =
+        declare_attribute(g, AGEDGE, "fontcolor", export_colour(ColourRole::EdgeLabel));
     a.edge_penwidth = declare_attribute(g, AGEDGE, "penwidth", "1");
     a.edge_tooltip = declare_attribute(g, AGEDGE, "tooltip", "");
     a.edge_arrowhead = declare_attribute(g, AGEDGE, "arrowhead", "normal");
     return a;
 }
 
+// Only what differs from the declared defaults (a plain node) is set, so the
+// DOT text stays short.
 void style_node(Agraph_t* g, Agnode_t* gn, const SubgraphNode& n, const Attributes& a) {
     set_html_attribute(g, gn, a.node_label, node_label(n));
     set_attribute(gn, a.node_tooltip, escaped_plain(n.tooltip));
-    // Later rules win: a target that is also a root keeps the root's shape
-    // and gets the target's fill.
-    if (n.is_group()) {
-        set_attribute(gn, a.node_shape, "folder");
-        set_attribute(gn, a.node_style, "filled");
-        set_attribute(gn, a.node_fill, "#e4e4e4");
+    const NodeLook look = node_look(n);
+    switch (look.shape) {
+        case NodeShape::RoundedBox: break;
+        case NodeShape::Folder: set_attribute(gn, a.node_shape, "folder"); break;
+        // Only roots are octagons, always with two outlines.
+        case NodeShape::Octagon: set_attribute(gn, a.node_shape, "doubleoctagon"); break;
     }
-    if (n.on_path) set_attribute(gn, a.node_fill, "#dde8f7");
-    if (n.is_root) {
-        set_attribute(gn, a.node_shape, "doubleoctagon");
-        // The graph-wide default of one outline would otherwise override the
-        // shape's own second outline.
-        set_attribute(gn, a.node_peripheries, "2");
-        set_attribute(gn, a.node_style, "filled,bold");
-        set_attribute(gn, a.node_fill, "#cfe0f5");
-        set_attribute(gn, a.node_color, "#1a4f9c");
+    if (look.shape != NodeShape::RoundedBox) {
+        set_attribute(gn, a.node_style, look.bold ? "filled,bold" : "filled");
     }
-    if (n.is_suspect) {
-        set_attribute(gn, a.node_color, "#d97400");
-        set_attribute(gn, a.node_penwidth, "2");
-        if (!n.is_target) set_attribute(gn, a.node_fill, "#ffe8c2");
+    if (look.fill != ColourRole::PlainFill) set_attribute(gn, a.node_fill, export_colour(look.fill));
+    if (look.border != ColourRole::PlainBorder) {
+        set_attribute(gn, a.node_color, export_colour(look.border));
     }
-    if (n.is_holder) {
-        set_attribute(gn, a.node_color, "#b00020");
-        set_attribute(gn, a.node_penwidth, "2");
-        set_attribute(gn, a.node_peripheries, "2");
-    }
-    if (n.is_target) {
-        set_attribute(gn, a.node_fill, "#f6b4b4");
-        set_attribute(gn, a.node_color, "#b00020");
-        set_attribute(gn, a.node_penwidth, "2.5");
+    if (look.pen_width != 1.0) set_attribute(gn, a.node_penwidth, points(look.pen_width));
+    // Also for the doubleoctagon: the graph-wide default of one outline would
+    // otherwise override the shape's own second outline.
+    if (look.peripheries != 1) {
+        set_attribute(gn, a.node_peripheries, std::to_string(look.peripheries));
     }
 }
 
@@ -212,27 +219,25 @@ void style_edge(Agraph_t* g, Agedge_t* ge, const SubgraphEdge& e, const Attribut
         set_html_attribute(g, ge, crosses_cluster ? a.edge_xlabel : a.edge_label,
                            "<I>" + html_text(e.label) + "</I>");
     }
-    if (e.on_path) {
-        set_attribute(ge, a.edge_color, "#1a4f9c");
-        set_attribute(ge, a.edge_penwidth, "2.2");
+    const EdgeLook look = edge_look(e);
+    if (look.colour != ColourRole::Edge) set_attribute(ge, a.edge_color, export_colour(look.colour));
+    if (look.label_colour != ColourRole::EdgeLabel) {
+        set_attribute(ge, a.edge_fontcolor, export_colour(look.label_colour));
     }
-    if (!e.owned && !e.weak) {
-        // Borrowed: shown, but it keeps nothing alive.
-        set_attribute(ge, a.edge_color, "#999999");
-        set_attribute(ge, a.edge_arrowhead, "empty");
+    if (look.pen_width != 1.0) set_attribute(ge, a.edge_penwidth, points(look.pen_width));
+    switch (look.line) {
+        case LineStyle::Solid: break;
+        case LineStyle::Dotted: set_attribute(ge, a.edge_style, "dotted"); break;
+        case LineStyle::Dashed:
+            set_attribute(ge, a.edge_style, look.bold ? "dashed,bold" : "dashed");
+            break;
     }
-    if (e.weak) {
-        set_attribute(ge, a.edge_style, "dotted");
-        set_attribute(ge, a.edge_color, "#888888");
-        set_attribute(ge, a.edge_arrowhead, "empty");
-        set_attribute(ge, a.edge_tooltip, "weak reference: keeps nothing alive");
-    }
+    if (look.hollow_arrow) set_attribute(ge, a.edge_arrowhead, "empty");
     if (e.gc_invisible) {
-        set_attribute(ge, a.edge_style, e.on_path ? "dashed,bold" : "dashed");
-        set_attribute(ge, a.edge_color, "#d00000");
-        set_attribute(ge, a.edge_fontcolor, "#d00000");
         set_attribute(ge, a.edge_tooltip,
                       "GC cannot see: an owned reference that tp_traverse does not report");
+    } else if (e.weak) {
+        set_attribute(ge, a.edge_tooltip, "weak reference: keeps nothing alive");
     }
 }
 
@@ -275,8 +280,8 @@ BuiltGraph build_graph(Agraph_t* g, const Subgraph& subgraph, const RenderOption
         if (!sub) throw GraphvizError(GraphvizError::Kind::Graph, "Graphviz: agsubg failed");
         set_html_attribute(g, sub, a.graph_label, "<B>" + html_text(subgraph.clusters[c].label) + "</B>");
         set_attribute(sub, a.cluster_style, "rounded,filled");
-        set_attribute(sub, a.cluster_color, "#aaaaaa");
-        set_attribute(sub, a.cluster_fill, "#fafafa");
+        set_attribute(sub, a.cluster_color, export_colour(ColourRole::ClusterBorder));
+        set_attribute(sub, a.cluster_fill, export_colour(ColourRole::ClusterFill));
         built.clusters.push_back(sub);
     }
 
