@@ -13,10 +13,10 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
+#include "bench_measure.h"
 #include "graph/graph_export.h"
 #include "graph/graph_layout_job.h"
 #include "graph/graph_scene.h"
@@ -24,11 +24,9 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using refscope::bench::Clock;
 
-double ms_since(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
+double ms_since(Clock::time_point start) { return refscope::bench::seconds_since(start) * 1000; }
 
 template <typename F>
 double best_of(int rounds, F&& run) {

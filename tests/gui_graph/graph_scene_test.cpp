@@ -15,21 +15,15 @@
 #include "graph/graph_layout_job.h"
 #include "graph/graph_view.h"
 #include "graph_test_heap.h"
+#include "graph_test_input.h"
 #include "test_support.h"
 
 using namespace refscope;
 using namespace refscope::app;
+using graphtest::double_click;
+using graphtest::group_item;
 
 namespace {
-
-// What a user's double-click sends: press, release, double-click, release
-// (QTest::mouseDClick alone leaves the button down and the item grabbing).
-void double_click(QWidget* viewport, QPoint at) {
-    QTest::mousePress(viewport, Qt::LeftButton, {}, at);
-    QTest::mouseRelease(viewport, Qt::LeftButton, {}, at);
-    QTest::mouseDClick(viewport, Qt::LeftButton, {}, at);
-    QTest::mouseRelease(viewport, Qt::LeftButton, {}, at);
-}
 
 // Waits for the job's result; null on failure or timeout.
 GraphDataPtr lay_out(GraphLayoutJob& job, GraphRequest request) {
@@ -227,10 +221,7 @@ void GraphSceneTest::rolesAndEdgesHaveDistinctStyles() {
     const GraphNodeItem* holder = scene.nodeItemFor(heap_.holder);
     const GraphNodeItem* plain = scene.nodeItemFor(heap_.callback);
     QVERIFY(root && target && holder && plain);
-    const GraphNodeItem* group = nullptr;
-    for (const GraphNodeItem* item : scene.nodeItems()) {
-        if (item->isGroup()) group = item;
-    }
+    const GraphNodeItem* group = group_item(scene);
     QVERIFY(group);
 
     // GC root: a bold octagon in the root colours.
@@ -499,10 +490,7 @@ void GraphSceneTest::doubleClickRequestsExpansion() {
     QTRY_COMPARE(expand.count(), 1);
     QCOMPARE(expand.first().first().value<uint32_t>(), heap_.observer);
 
-    const GraphNodeItem* group = nullptr;
-    for (const GraphNodeItem* item : scene.nodeItems()) {
-        if (item->isGroup()) group = item;
-    }
+    const GraphNodeItem* group = group_item(scene);
     QVERIFY(group);
     double_click(view.viewport(), view.mapFromScene(group->pos()));
     QTRY_COMPARE(expandGroup.count(), 1);

@@ -20,21 +20,15 @@
 #include "graph/graph_scene.h"
 #include "graph/graph_view.h"
 #include "graph_test_heap.h"
+#include "graph_test_input.h"
 #include "test_support.h"
 
 using namespace refscope;
 using namespace refscope::app;
+using graphtest::double_click;
+using graphtest::group_item;
 
 namespace {
-
-// What a user's double-click sends: press, release, double-click, release
-// (QTest::mouseDClick alone leaves the button down and the item grabbing).
-void double_click(QWidget* viewport, QPoint at) {
-    QTest::mousePress(viewport, Qt::LeftButton, {}, at);
-    QTest::mouseRelease(viewport, Qt::LeftButton, {}, at);
-    QTest::mouseDClick(viewport, Qt::LeftButton, {}, at);
-    QTest::mouseRelease(viewport, Qt::LeftButton, {}, at);
-}
 
 // Waits until the widget shows a drawing for its newest request.
 // Then lets the layout of the widget settle (the view is shown, resized and
@@ -213,10 +207,7 @@ void GraphWidgetTest::expandingAGroupDrawsItsMembers() {
     widget.setAnalysis(heap_.analysis);
     widget.showObject(heap_.target);
     QVERIFY(wait_for_graph(widget));
-    const GraphNodeItem* group = nullptr;
-    for (const GraphNodeItem* item : widget.scene()->nodeItems()) {
-        if (item->isGroup()) group = item;
-    }
+    const GraphNodeItem* group = group_item(*widget.scene());
     QVERIFY(group);
     for (uint32_t s : heap_.strings) QVERIFY(!widget.scene()->nodeItemFor(s));
 
