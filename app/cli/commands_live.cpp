@@ -373,12 +373,12 @@ void run_listen(const CliOptions& cli, std::ostream& out) {
 }
 
 void run_processes(const CliOptions& cli, std::ostream& out) {
-    for (const std::string& word : cli.live_args) {
-        if (word == "--json") continue;
-        throw UsageError(Verb::Processes, "unknown option or argument '" + word + "' for 'processes'");
-    }
     bool json = cli.json;
-    for (const std::string& word : cli.live_args) json = json || word == "--json";
+    for (const std::string& word : cli.live_args) {
+        if (word != "--json")
+            throw UsageError(Verb::Processes, "unknown option or argument '" + word + "' for 'processes'");
+        json = true;
+    }
     const std::vector<live::PythonProcess> list = live::list_python_processes();
     if (json) {
         JsonWriter w(out);

@@ -48,41 +48,12 @@ TEST_P(Truncation, EveryPrefixIsTruncated) {
 INSTANTIATE_TEST_SUITE_P(Format, Truncation, ::testing::Values(true, false),
                          [](const auto& p) { return p.param ? "Zstd" : "Raw"; });
 
-// One random edit: flip bits, overwrite, insert or delete bytes, or set a
-// byte to a boundary value (0x00, 0x7F, 0x80, 0xFF).
-void mutate(std::vector<uint8_t>& b, std::mt19937_64& rng) {
-    auto pick = [&](size_t n) { return n ? static_cast<size_t>(rng() % n) : 0; };
-    const int edits = 1 + static_cast<int>(rng() % 4);
-    for (int i = 0; i < edits; ++i) {
-        const size_t at = pick(b.size());
-        switch (rng() % 5) {
-            case 0:
-                if (!b.empty()) b[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
-                break;
-            case 1:
-                if (!b.empty()) b[at] = static_cast<uint8_t>(rng());
-                break;
-            case 2:
-                b.insert(b.begin() + static_cast<ptrdiff_t>(at), static_cast<uint8_t>(rng()));
-                break;
-            case 3:
-                if (!b.empty()) b.erase(b.begin() + static_cast<ptrdiff_t>(at));
-                break;
-            case 4: {
-                const uint8_t edge[] = {0x00, 0x7F, 0x80, 0xFF};
-                if (!b.empty()) b[at] = edge[rng() % 4];
-                break;
-            }
-        }
-    }
-}
-
 TEST(Mutation, WholeFileMutationsYieldSnapshotOrReadError) {
     const std::vector<uint8_t> good = format::encode_snapshot(make_small_snapshot());
     std::mt19937_64 rng(20251122);
     for (int i = 0; i < 6'000; ++i) {
         std::vector<uint8_t> bytes = good;
-        mutate(bytes, rng);
+        mutate_bytes(bytes, rng);
         decode_any(bytes);
         if (HasFailure()) FAIL() << "mutation " << i;
     }
@@ -102,7 +73,7 @@ TEST(Mutation, PayloadMutationsWithFixedChecksumsYieldSnapshotOrReadError) {
         RawFile f = split_sections(bases[i % 3]);
         RawSection& s = f.sections[rng() % f.sections.size()];
         std::vector<uint8_t> p = s.payload;
-        mutate(p, rng);
+        mutate_bytes(p, rng);
         set_payload(s, p);
         if (rng() % 8 == 0) s.frame.raw_bytes ^= uint64_t{1} << (rng() % 12);
         accepted += decode_any(join_sections(f));

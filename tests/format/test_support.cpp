@@ -297,4 +297,34 @@ RawSection& find_section(RawFile& file, SectionId id) {
                              std::to_string(static_cast<unsigned>(id)));
 }
 
+void mutate_bytes(std::vector<uint8_t>& b, std::mt19937_64& rng, bool may_cut) {
+    auto pick = [&](size_t n) { return n ? static_cast<size_t>(rng() % n) : 0; };
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int i = 0; i < edits; ++i) {
+        const size_t at = pick(b.size());
+        switch (rng() % (may_cut ? 6 : 5)) {
+            case 0:
+                if (!b.empty()) b[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
+                break;
+            case 1:
+                if (!b.empty()) b[at] = static_cast<uint8_t>(rng());
+                break;
+            case 2:
+                b.insert(b.begin() + static_cast<ptrdiff_t>(at), static_cast<uint8_t>(rng()));
+                break;
+            case 3:
+                if (!b.empty()) b.erase(b.begin() + static_cast<ptrdiff_t>(at));
+                break;
+            case 4: {
+                const uint8_t edge[] = {0x00, 0x7F, 0x80, 0xFF};
+                if (!b.empty()) b[at] = edge[rng() % 4];
+                break;
+            }
+            case 5:  // only with may_cut
+                b.resize(at);
+                break;
+        }
+    }
+}
+
 }  // namespace refscope::testing

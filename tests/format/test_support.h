@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "refscope/format/constants.h"
@@ -49,5 +50,12 @@ std::vector<uint8_t> join_sections(const RawFile& file);
 void set_payload(RawSection& section, std::vector<uint8_t> payload);
 // The section with this id (throws if absent).
 RawSection& find_section(RawFile& file, format::SectionId id);
+
+// 1 to 4 random edits of `bytes`: flip a bit, overwrite, insert or delete a
+// byte, or set one to a boundary value (0x00, 0x7F, 0x80, 0xFF); with
+// `may_cut`, also cut the bytes short (a peer that stops mid-frame). The
+// same seed gives the same edits. Shared by the reader's and the live
+// protocol's mutation tests.
+void mutate_bytes(std::vector<uint8_t>& bytes, std::mt19937_64& rng, bool may_cut = false);
 
 }  // namespace refscope::testing

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "refscope/protocol/address.h"
@@ -43,69 +44,45 @@ struct Event {
 
 class EventRecorder : public ListenerObserver {
 public:
-    static Event make(const char* kind) {
+    static Event make(const char* kind, ConnectionId id = 0, uint64_t number = 0, std::string text = {}) {
         Event e;
         e.kind = kind;
+        e.id = id;
+        e.number = number;
+        e.text = std::move(text);
         return e;
     }
     void on_connected(const ConnectionInfo& info) override {
-        Event e = make("connected");
-        e.id = info.id;
+        Event e = make("connected", info.id);
         e.info = info;
         push(e);
     }
     void on_refused(const std::string& peer, protocol::WelcomeStatus status, const std::string& message) override {
-        Event e = make("refused");
-        e.text = peer + ": " + message;
+        Event e = make("refused", 0, 0, peer + ": " + message);
         e.status = status;
         push(e);
     }
     void on_snapshot_started(ConnectionId id, uint64_t request, uint64_t) override {
-        Event e = make("started");
-        e.id = id;
-        e.number = request;
-        push(e);
+        push(make("started", id, request));
     }
     void on_snapshot_saved(const SavedSnapshot& s) override {
-        Event e = make("saved");
-        e.id = s.connection;
-        e.number = s.request_id;
-        e.text = s.path;
+        Event e = make("saved", s.connection, s.request_id, s.path);
         e.saved = s;
         push(e);
     }
     void on_snapshot_discarded(ConnectionId id, uint64_t request, const std::string& message) override {
-        Event e = make("discarded");
-        e.id = id;
-        e.number = request;
-        e.text = message;
-        push(e);
+        push(make("discarded", id, request, message));
     }
     void on_snapshot_failed(ConnectionId id, uint64_t request, const std::string& reason) override {
-        Event e = make("failed");
-        e.id = id;
-        e.number = request;
-        e.text = reason;
-        push(e);
+        push(make("failed", id, request, reason));
     }
-    void on_pong(ConnectionId id, uint64_t nonce, double) override {
-        Event e = make("pong");
-        e.id = id;
-        e.number = nonce;
-        push(e);
-    }
+    void on_pong(ConnectionId id, uint64_t nonce, double) override { push(make("pong", id, nonce)); }
     void on_disconnected(ConnectionId id, DisconnectReason reason, const std::string& message) override {
-        Event e = make("disconnected");
-        e.id = id;
+        Event e = make("disconnected", id, 0, message);
         e.reason = reason;
-        e.text = message;
         push(e);
     }
-    void on_log(LogLevel, const std::string& line) override {
-        Event e = make("log");
-        e.text = line;
-        push(e);
-    }
+    void on_log(LogLevel, const std::string& line) override { push(make("log", 0, 0, line)); }
 
     // Waits until an event matching `match` has been recorded; returns it.
     Event wait_for(const std::function<bool(const Event&)>& match, std::chrono::milliseconds timeout = 10s) {

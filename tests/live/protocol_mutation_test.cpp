@@ -24,6 +24,11 @@ std::vector<uint8_t> with_piece_byte(std::vector<uint8_t> stream, uint8_t piece)
     return stream;
 }
 
+void add_frame(std::vector<uint8_t>& out, MessageType type, const std::vector<uint8_t>& payload,
+               uint16_t flags = 0) {
+    append_frame(out, type, payload.data(), payload.size(), flags);
+}
+
 std::vector<uint8_t> probe_seed() {
     std::vector<uint8_t> out(kPreambleBytes);
     store_preamble(out.data());
@@ -32,70 +37,31 @@ std::vector<uint8_t> probe_seed() {
     hello.process.pid = 12;
     hello.process.argv = {"a.py", "-v"};
     hello.process.python_version = "3.11.2";
-    auto p = encode(hello);
-    append_frame(out, MessageType::Hello, p.data(), p.size());
-    p = encode(SnapshotBegin{1, 1, true, 100, 60, 70});
-    append_frame(out, MessageType::SnapshotBegin, p.data(), p.size());
+    add_frame(out, MessageType::Hello, encode(hello));
+    add_frame(out, MessageType::SnapshotBegin, encode(SnapshotBegin{1, 1, true, 100, 60, 70}));
     const std::vector<uint8_t> snap = format::encode_snapshot(testing::make_small_snapshot(), {false, 0});
     for (size_t at = 0; at < snap.size(); at += 300) {
         const size_t n = std::min<size_t>(300, snap.size() - at);
         append_frame(out, MessageType::SnapshotData, snap.data() + at, n);
     }
-    p = encode(SnapshotEnd{1, snap.size(), 9});
-    append_frame(out, MessageType::SnapshotEnd, p.data(), p.size());
-    p = encode_nonce(77);
-    append_frame(out, MessageType::Pong, p.data(), p.size());
-    p = encode(SnapshotFailed{2, "walk failed"});
-    append_frame(out, MessageType::SnapshotFailed, p.data(), p.size());
-    p = encode_text("process exiting");
-    append_frame(out, MessageType::Goodbye, p.data(), p.size());
+    add_frame(out, MessageType::SnapshotEnd, encode(SnapshotEnd{1, snap.size(), 9}));
+    add_frame(out, MessageType::Pong, encode_nonce(77));
+    add_frame(out, MessageType::SnapshotFailed, encode(SnapshotFailed{2, "walk failed"}));
+    add_frame(out, MessageType::Goodbye, encode_text("process exiting"));
     return out;
 }
 
 std::vector<uint8_t> receiver_seed() {
     std::vector<uint8_t> out(kPreambleBytes);
     store_preamble(out.data());
-    auto p = encode(Welcome{WelcomeStatus::Ok, ""});
-    append_frame(out, MessageType::Welcome, p.data(), p.size());
-    p = encode(TakeSnapshot{5, kSnapshotCollect, "baseline"});
-    append_frame(out, MessageType::TakeSnapshot, p.data(), p.size());
-    p = encode_nonce(1);
-    append_frame(out, MessageType::Ping, p.data(), p.size());
-    p = encode_text("label");
-    append_frame(out, MessageType::SetLabel, p.data(), p.size());
-    p = encode_text("bye");
-    append_frame(out, MessageType::Disconnect, p.data(), p.size());
+    add_frame(out, MessageType::Welcome, encode(Welcome{WelcomeStatus::Ok, ""}));
+    add_frame(out, MessageType::TakeSnapshot, encode(TakeSnapshot{5, kSnapshotCollect, "baseline"}));
+    add_frame(out, MessageType::Ping, encode_nonce(1));
+    add_frame(out, MessageType::SetLabel, encode_text("label"));
+    add_frame(out, MessageType::Disconnect, encode_text("bye"));
     // An optional frame of an unknown type, which a peer skips.
-    append_frame(out, static_cast<MessageType>(300), p.data(), p.size(), kFrameOptional);
+    add_frame(out, static_cast<MessageType>(300), encode_text("bye"), kFrameOptional);
     return out;
-}
-
-void mutate(std::vector<uint8_t>& b, std::mt19937_64& rng) {
-    auto pick = [&](size_t n) { return n ? static_cast<size_t>(rng() % n) : 0; };
-    const int edits = 1 + static_cast<int>(rng() % 4);
-    for (int i = 0; i < edits; ++i) {
-        const size_t at = pick(b.size());
-        switch (rng() % 6) {
-            case 0:
-                if (!b.empty()) b[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
-                break;
-            case 1:
-                if (!b.empty()) b[at] = static_cast<uint8_t>(rng());
-                break;
-            case 2: b.insert(b.begin() + static_cast<ptrdiff_t>(at), static_cast<uint8_t>(rng())); break;
-            case 3:
-                if (!b.empty()) b.erase(b.begin() + static_cast<ptrdiff_t>(at));
-                break;
-            case 4: {
-                const uint8_t edge[] = {0x00, 0x7F, 0x80, 0xFF};
-                if (!b.empty()) b[at] = edge[rng() % 4];
-                break;
-            }
-            case 5:  // cut the stream: a peer that stops mid-frame
-                b.resize(at);
-                break;
-        }
-    }
 }
 
 TEST(ProtocolMutation, SeedsDecodeCompletely) {
@@ -121,7 +87,7 @@ TEST(ProtocolMutation, MutatedStreamsGiveFramesOrOneError) {
     size_t decoded = 0;
     for (int round = 0; round < 40000; ++round) {
         std::vector<uint8_t> b = seeds[static_cast<size_t>(round) % seeds.size()];
-        mutate(b, rng);
+        testing::mutate_bytes(b, rng, /*may_cut=*/true);
         decoded += fuzzing::run_one(b.data(), b.size());
         const std::vector<uint8_t> fixed = fuzzing::with_fixed_checksums(b.data(), b.size());
         decoded += fuzzing::run_one(fixed.data(), fixed.size());

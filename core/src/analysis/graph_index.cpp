@@ -1,10 +1,10 @@
 #include "refscope/analysis/graph_index.h"
 
 #include <algorithm>
-#include <exception>
 #include <stdexcept>
 #include <string>
-#include <thread>
+
+#include "background_job.h"
 
 namespace refscope::analysis {
 namespace {
@@ -25,33 +25,6 @@ void check_columns(const Snapshot& s) {
     if (nodes >= kNoNode || edges >= kNoEdge) {
         throw std::invalid_argument("snapshot too large for 32-bit node and edge ids");
     }
-}
-
-// Runs `second` on another thread while this one runs `first` (both on this
-// thread when !parallel); rethrows an exception of either once both are done.
-template <typename First, typename Second>
-void run_both(bool parallel, First&& first, Second&& second) {
-    if (!parallel) {
-        first();
-        second();
-        return;
-    }
-    std::exception_ptr second_error;
-    std::thread thread([&] {
-        try {
-            second();
-        } catch (...) {
-            second_error = std::current_exception();
-        }
-    });
-    try {
-        first();
-    } catch (...) {
-        thread.join();
-        throw;
-    }
-    thread.join();
-    if (second_error) std::rethrow_exception(second_error);
 }
 
 }  // namespace

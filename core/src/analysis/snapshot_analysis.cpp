@@ -1,10 +1,9 @@
 #include "refscope/analysis/snapshot_analysis.h"
 
 #include <chrono>
-#include <exception>
-#include <thread>
 #include <utility>
 
+#include "background_job.h"
 #include "refscope/format/snapshot_io.h"
 
 namespace refscope::analysis {
@@ -110,56 +109,45 @@ void SnapshotAnalysis::run(const AnalysisOptions& options, double done_before) {
         if (stage == AnalysisStage::Done) fraction = 1.0;
         options.progress(stage, fraction);
     };
+    // Times one stage into stage_seconds_ (the dominator tree's on its own
+    // thread when parallel).
     auto timed = [&](AnalysisStage stage, auto&& build) {
-        report(stage);
         const auto start = Clock::now();
         build();
         stage_seconds_[static_cast<int>(stage)] = seconds_since(start);
     };
-
-    timed(AnalysisStage::Index, [&] { index_ = std::make_unique<GraphIndex>(*snapshot_); });
-    timed(AnalysisStage::Roots, [&] { roots_ = std::make_unique<RootClasses>(*index_); });
-    auto build_paths = [&] { paths_ = std::make_unique<RetentionPaths>(*index_, *roots_); };
+    auto build_paths = [&] {
+        timed(AnalysisStage::Paths, [&] { paths_ = std::make_unique<RetentionPaths>(*index_, *roots_); });
+    };
     auto build_dominators = [&] {
-        const auto start = Clock::now();
-        dominators_ = std::make_unique<DominatorTree>(*index_, *roots_, options.dominator_roots);
-        stage_seconds_[static_cast<int>(AnalysisStage::Dominators)] = seconds_since(start);
+        timed(AnalysisStage::Dominators, [&] {
+            dominators_ = std::make_unique<DominatorTree>(*index_, *roots_, options.dominator_roots);
+        });
     };
     auto build_cycles = [&] {
-        const auto start = Clock::now();
-        cycles_ = std::make_unique<Cycles>(*index_, *roots_, *paths_);
-        stage_seconds_[static_cast<int>(AnalysisStage::Cycles)] = seconds_since(start);
+        timed(AnalysisStage::Cycles, [&] { cycles_ = std::make_unique<Cycles>(*index_, *roots_, *paths_); });
     };
+
+    report(AnalysisStage::Index);
+    timed(AnalysisStage::Index, [&] { index_ = std::make_unique<GraphIndex>(*snapshot_); });
+    report(AnalysisStage::Roots);
+    timed(AnalysisStage::Roots, [&] { roots_ = std::make_unique<RootClasses>(*index_); });
+    report(AnalysisStage::Paths);
     if (dominators_in_parallel(options)) {
         // The dominator tree needs only the index and the root classes, so
         // it starts now on a second thread while this one runs the BFS and
         // then the cycle finder (which needs the BFS): the two sides take
         // about as long. Its exception (bad_alloc) is carried back and
         // rethrown here once it has finished; a cancel waits for it too.
-        report(AnalysisStage::Paths);
-        std::exception_ptr dominators_error;
-        std::thread dominators_thread([&] {
-            try {
-                build_dominators();
-            } catch (...) {
-                dominators_error = std::current_exception();
-            }
-        });
-        try {
-            const auto start = Clock::now();
-            build_paths();
-            stage_seconds_[static_cast<int>(AnalysisStage::Paths)] = seconds_since(start);
-            // From here on the report means "dominators and cycles".
-            report(AnalysisStage::Dominators);
-            if (want_cycles) build_cycles();
-        } catch (...) {
-            dominators_thread.join();
-            throw;
-        }
-        dominators_thread.join();
-        if (dominators_error) std::rethrow_exception(dominators_error);
+        BackgroundJob dominators_job;
+        dominators_job.start(build_dominators);
+        build_paths();
+        // From here on the report means "dominators and cycles".
+        report(AnalysisStage::Dominators);
+        if (want_cycles) build_cycles();
+        dominators_job.finish();
     } else {
-        timed(AnalysisStage::Paths, build_paths);
+        build_paths();
         if (want_dominators) {
             report(AnalysisStage::Dominators);
             build_dominators();
@@ -170,6 +158,7 @@ void SnapshotAnalysis::run(const AnalysisOptions& options, double done_before) {
         }
     }
     if (want_suspects) {
+        report(AnalysisStage::Suspects);
         timed(AnalysisStage::Suspects, [&] {
             suspects_ = std::make_unique<LeakSuspects>(suspect_inputs(), options.suspect_options);
         });

@@ -12,14 +12,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <limits>
 #include <optional>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <vector>
 
+#include "background_job.h"
 #include "format/compression.h"
 #include "format/validation.h"
 #include "refscope/format/encoding.h"
@@ -160,41 +159,6 @@ std::string read_string_value(PayloadCursor& c, uint64_t len, const char* what) 
     const uint8_t* p = c.bytes(len, what);
     return std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(len));
 }
-
-// Work on a second thread whose error is rethrown by finish(), so that the
-// caller can put it in sequence with its own. The destructor waits for the
-// thread (an exception on the calling thread must not leave it running over
-// data that is going away).
-class BackgroundJob {
-public:
-    BackgroundJob() = default;
-    BackgroundJob(const BackgroundJob&) = delete;
-    BackgroundJob& operator=(const BackgroundJob&) = delete;
-    ~BackgroundJob() {
-        if (thread_.joinable()) thread_.join();
-    }
-
-    template <typename Work>
-    void start(Work work) {
-        thread_ = std::thread([this, work = std::move(work)]() mutable {
-            try {
-                work();
-            } catch (...) {
-                error_ = std::current_exception();
-            }
-        });
-    }
-    // Waits for the job (if one was started) and rethrows its error.
-    void finish() {
-        if (!thread_.joinable()) return;
-        thread_.join();
-        if (error_) std::rethrow_exception(error_);
-    }
-
-private:
-    std::thread thread_;
-    std::exception_ptr error_;
-};
 
 // Header: fields `varint tag, varint length, value` (see the writer).
 void decode_header(PayloadCursor& c, SnapshotHeader& h) {

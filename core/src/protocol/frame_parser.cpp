@@ -132,11 +132,7 @@ size_t FrameParser::consume_payload(const uint8_t* data, size_t size) {
     const size_t n = std::min(size, static_cast<size_t>(header_.length) - frame_.payload.size());
     if (n > 0) frame_.payload.insert(frame_.payload.end(), data, data + n);
     if (frame_.payload.size() == header_.length) {
-        uint8_t head[8];
-        std::memcpy(head, buffer_, 8);
-        const uint32_t crc = format::crc32c(frame_.payload.data(), frame_.payload.size(),
-                                            format::crc32c(head, 8));
-        if (crc != header_.crc32c) {
+        if (frame_crc32c(buffer_, frame_.payload.data(), frame_.payload.size()) != header_.crc32c) {
             fail(ProtocolError(ProtocolErrorCode::BadChecksum,
                                "frame " + std::to_string(frames_ + 1) + " (" + type_text(header_.type) +
                                    ", " + std::to_string(header_.length) +

@@ -99,20 +99,18 @@ private:
     const char* message_;
 };
 
-void append_tag(std::vector<uint8_t>& out, DescriptionTag tag, const std::vector<uint8_t>& value) {
+// A tagged field: varint tag, then the value as length-prefixed bytes.
+void tag_text(std::vector<uint8_t>& out, DescriptionTag tag, std::string_view value) {
     append_varint(out, static_cast<uint32_t>(tag));
-    append_varint(out, value.size());
-    out.insert(out.end(), value.begin(), value.end());
+    append_text(out, value);
 }
-void tag_text(std::vector<uint8_t>& out, DescriptionTag tag, std::string_view text) {
-    append_varint(out, static_cast<uint32_t>(tag));
-    append_varint(out, text.size());
-    out.insert(out.end(), text.begin(), text.end());
+void tag_bytes(std::vector<uint8_t>& out, DescriptionTag tag, const std::vector<uint8_t>& value) {
+    tag_text(out, tag, std::string_view(reinterpret_cast<const char*>(value.data()), value.size()));
 }
 void tag_varint(std::vector<uint8_t>& out, DescriptionTag tag, uint64_t v) {
     std::vector<uint8_t> value;
     append_varint(value, v);
-    append_tag(out, tag, value);
+    tag_bytes(out, tag, value);
 }
 
 }  // namespace
@@ -190,8 +188,11 @@ void store_frame_header(uint8_t out[kFrameHeaderBytes], uint16_t type, uint16_t 
     format::store_le16(out + 0, type);
     format::store_le16(out + 2, flags);
     format::store_le32(out + 4, size);
-    const uint32_t crc = format::crc32c(payload, size, format::crc32c(out, 8));
-    format::store_le32(out + 8, crc);
+    format::store_le32(out + 8, frame_crc32c(out, payload, size));
+}
+
+uint32_t frame_crc32c(const uint8_t header[kFrameHeaderBytes], const uint8_t* payload, size_t size) {
+    return format::crc32c(payload, size, format::crc32c(header, 8));
 }
 
 void append_frame(std::vector<uint8_t>& out, MessageType type, const uint8_t* payload, size_t size,
@@ -217,7 +218,7 @@ std::vector<uint8_t> encode(const Hello& m) {
     std::vector<uint8_t> argv;
     append_varint(argv, d.argv.size());
     for (const std::string& a : d.argv) append_text(argv, a);
-    append_tag(out, DescriptionTag::Argv, argv);
+    tag_bytes(out, DescriptionTag::Argv, argv);
     tag_text(out, DescriptionTag::Label, d.label);
     tag_varint(out, DescriptionTag::FormatMajor, d.format_major);
     tag_varint(out, DescriptionTag::FormatMinor, d.format_minor);
@@ -300,6 +301,12 @@ Hello decode_hello(const uint8_t* p, size_t n) {
             if (size > kMaxTextBytes) v.fail("field", "text of " + std::to_string(size) + " bytes");
             out = v.text_rest();
         };
+        // A field holding one varint (at most `max`) and nothing else.
+        auto whole_varint = [&](const char* field, uint64_t max = UINT64_MAX) {
+            const uint64_t value = v.varint_max(field, max);
+            v.expect_done(field);
+            return value;
+        };
         switch (static_cast<DescriptionTag>(tag)) {
             case DescriptionTag::ProbeVersion: whole_text(d.probe_version); break;
             case DescriptionTag::PythonVersion: whole_text(d.python_version); break;
@@ -307,14 +314,8 @@ Hello decode_hello(const uint8_t* p, size_t n) {
             case DescriptionTag::Platform: whole_text(d.platform); break;
             case DescriptionTag::Executable: whole_text(d.executable); break;
             case DescriptionTag::Label: whole_text(d.label); break;
-            case DescriptionTag::PythonHexVersion:
-                d.python_hexversion = v.varint("python hexversion");
-                v.expect_done("python hexversion");
-                break;
-            case DescriptionTag::Pid:
-                d.pid = zigzag_decode(v.varint("pid"));
-                v.expect_done("pid");
-                break;
+            case DescriptionTag::PythonHexVersion: d.python_hexversion = whole_varint("python hexversion"); break;
+            case DescriptionTag::Pid: d.pid = zigzag_decode(whole_varint("pid")); break;
             case DescriptionTag::Argv: {
                 const uint64_t count = v.varint("argv count");
                 // Each argument takes at least one byte: a count beyond the
@@ -326,25 +327,18 @@ Hello decode_hello(const uint8_t* p, size_t n) {
                 break;
             }
             case DescriptionTag::FormatMajor:
-                d.format_major = static_cast<uint16_t>(v.varint_max("format major", 0xFFFF));
-                v.expect_done("format major");
+                d.format_major = static_cast<uint16_t>(whole_varint("format major", 0xFFFF));
                 break;
             case DescriptionTag::FormatMinor:
-                d.format_minor = static_cast<uint16_t>(v.varint_max("format minor", 0xFFFF));
-                v.expect_done("format minor");
+                d.format_minor = static_cast<uint16_t>(whole_varint("format minor", 0xFFFF));
                 break;
             case DescriptionTag::StartTimeUnixNs:
-                d.start_time_unix_ns = zigzag_decode(v.varint("start time"));
-                v.expect_done("start time");
+                d.start_time_unix_ns = zigzag_decode(whole_varint("start time"));
                 break;
             case DescriptionTag::ConnectTimeUnixNs:
-                d.connect_time_unix_ns = zigzag_decode(v.varint("connect time"));
-                v.expect_done("connect time");
+                d.connect_time_unix_ns = zigzag_decode(whole_varint("connect time"));
                 break;
-            case DescriptionTag::Attached:
-                d.attached = v.boolean("attached");
-                v.expect_done("attached");
-                break;
+            case DescriptionTag::Attached: d.attached = whole_varint("attached", 1) != 0; break;
             default:
                 break;  // a tag from a later minor: skipped by its length
         }

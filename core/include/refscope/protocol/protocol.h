@@ -245,6 +245,8 @@ void append_frame(std::vector<uint8_t>& out, MessageType type, const uint8_t* pa
 // Writes the 12 header bytes for `payload` (the CRC covers it).
 void store_frame_header(uint8_t out[kFrameHeaderBytes], uint16_t type, uint16_t flags,
                         const uint8_t* payload, uint32_t size);
+// The frame CRC-32C: header bytes 0..7 (type, flags, length), then the payload.
+uint32_t frame_crc32c(const uint8_t header[kFrameHeaderBytes], const uint8_t* payload, size_t size);
 
 // Payload encoders (append the payload only; wrap with append_frame).
 std::vector<uint8_t> encode(const Hello& m);
