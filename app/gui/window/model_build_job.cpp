@@ -59,7 +59,14 @@ void ModelBuildJob::runWorker() {
             // Out of memory while building: the view stays empty rather
             // than the app ending; a later request may succeed.
         }
-        if (!model) continue;
+        if (!model) {
+            // Nothing to hand over, but the request is over: busy() must
+            // not stay true (the window would never count as settled).
+            QMetaObject::invokeMethod(this, [this, id = request.first] {
+                if (id == waiting_for_) waiting_for_ = 0;
+            }, Qt::QueuedConnection);
+            continue;
+        }
         model->moveToThread(home_);
         // Owned by the posted call: if it is never delivered (the job is
         // destroyed first), destroying the call deletes the model.

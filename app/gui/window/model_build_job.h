@@ -29,8 +29,8 @@ class ModelBuildJob : public QObject {
 
 public:
     // Runs on the worker thread; returns a new model without a parent (or
-    // null). It must only read data that stays alive and unchanged (the
-    // analyses are immutable).
+    // null, or throws: nothing is delivered). It must only read data that
+    // stays alive and unchanged (the analyses are immutable).
     using Build = std::function<QAbstractItemModel*()>;
 
     explicit ModelBuildJob(QObject* parent = nullptr);
@@ -43,7 +43,7 @@ public:
     void start(Build build);
     // Forgets the request in flight: nothing is delivered for it.
     void cancel();
-    // From start() until `built` (or cancel()).
+    // From start() until `built` (or cancel(), or the build gave no model).
     bool busy() const { return waiting_for_ != 0; }
 
 signals:
