@@ -1,13 +1,16 @@
 // The session layer on real files and built snapshots: SnapshotLoader (good,
 // corrupt, truncated and missing files, queue order, progress, cancel,
-// destruction while loading), SnapshotTimeline and Comparison/ComparisonJob.
+// destruction while loading), SnapshotTimeline, Comparison/ComparisonJob and
+// the LatestRequestWorker behind ComparisonJob, FilterJob and ModelBuildJob.
 #include <sys/stat.h>
 
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <memory>
+#include <thread>
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -17,6 +20,7 @@
 #include "refscope/analysis/snapshot_diff.h"
 #include "refscope/format/snapshot_io.h"
 #include "session/comparison.h"
+#include "session/latest_request_worker.h"
 #include "session/snapshot_loader.h"
 #include "session/snapshot_timeline.h"
 #include "session_fixtures.h"
@@ -114,6 +118,10 @@ private slots:
     void comparisonMismatch();
     void comparisonJobDeliversNewestOnly();
     void comparisonJobReportsMismatch();
+
+    void latestRequestWorkerDeliversNewestOnly();
+    void latestRequestWorkerCancelAndNoDelivery();
+    void latestRequestWorkerDestroyedDropsDeliveries();
 
 private:
     QTemporaryDir dir_;
@@ -517,6 +525,77 @@ void SessionTest::comparisonJobReportsMismatch() {
     QVERIFY2(message.startsWith(QLatin1String("snapshots come from different processes: pid 5150")),
              qPrintable(message));
     QVERIFY(!job.result());
+}
+
+void SessionTest::latestRequestWorkerDeliversNewestOnly() {
+    LatestRequestWorker worker(LatestRequestWorker::Priority::Background);
+    QStringList delivered;
+    // The first task runs until the test has made it stale.
+    std::atomic<bool> first_running = false;
+    std::atomic<bool> first_saw_stale = false;
+    worker.start([&](const std::atomic<bool>& stale) -> LatestRequestWorker::Delivery {
+        first_running = true;
+        while (!stale.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        first_saw_stale = true;
+        return [&] { delivered << QStringLiteral("first"); };
+    });
+    QVERIFY(worker.busy());
+    QVERIFY(QTest::qWaitFor([&] { return first_running.load(); }, 10'000));
+    worker.start([&](const std::atomic<bool>&) -> LatestRequestWorker::Delivery {
+        return [&] { delivered << QStringLiteral("second"); };
+    });
+    QVERIFY(worker.busy());
+    QVERIFY(QTest::qWaitFor([&] { return !worker.busy(); }, 10'000));
+    QTest::qWait(50);  // a stale delivery would have run by now
+    QVERIFY(first_saw_stale);
+    QCOMPARE(delivered, QStringList{QStringLiteral("second")});
+}
+
+void SessionTest::latestRequestWorkerCancelAndNoDelivery() {
+    LatestRequestWorker worker(LatestRequestWorker::Priority::Normal);
+    int delivered = 0;
+    worker.start([&](const std::atomic<bool>&) -> LatestRequestWorker::Delivery { return [&] { ++delivered; }; });
+    worker.cancel();
+    QVERIFY(!worker.busy());
+    QTest::qWait(100);
+    QCOMPARE(delivered, 0);
+    // A task with nothing to deliver still ends busy().
+    worker.start([](const std::atomic<bool>&) -> LatestRequestWorker::Delivery { return {}; });
+    QVERIFY(worker.busy());
+    QVERIFY(QTest::qWaitFor([&] { return !worker.busy(); }, 10'000));
+    worker.start([&](const std::atomic<bool>&) -> LatestRequestWorker::Delivery { return [&] { ++delivered; }; });
+    QVERIFY(QTest::qWaitFor([&] { return delivered == 1; }, 10'000));
+    QVERIFY(!worker.busy());
+}
+
+void SessionTest::latestRequestWorkerDestroyedDropsDeliveries() {
+    int delivered = 0;
+    auto held = std::make_shared<int>(0);  // what a delivery holds (a model, a result)
+    {
+        // Destroyed while a task runs: the task sees `stale`, the worker joins.
+        LatestRequestWorker worker(LatestRequestWorker::Priority::Normal);
+        std::atomic<bool> running = false;
+        worker.start([&, held](const std::atomic<bool>& stale) -> LatestRequestWorker::Delivery {
+            running = true;
+            while (!stale.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return [&, held] { ++delivered; };
+        });
+        QVERIFY(QTest::qWaitFor([&] { return running.load(); }, 10'000));
+    }
+    QCOMPARE(held.use_count(), 1L);
+    {
+        // Destroyed with a delivery posted and not yet run.
+        LatestRequestWorker worker(LatestRequestWorker::Priority::Normal);
+        std::atomic<bool> returned = false;
+        worker.start([&, held](const std::atomic<bool>&) -> LatestRequestWorker::Delivery {
+            returned = true;
+            return [&, held] { ++delivered; };
+        });
+        while (!returned.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    QTest::qWait(50);
+    QCOMPARE(delivered, 0);
+    QCOMPARE(held.use_count(), 1L);
 }
 
 QTEST_GUILESS_MAIN(SessionTest)

@@ -1,10 +1,27 @@
 #include "models/cell_text.h"
 
+#include "refscope/analysis/cycles.h"
+#include "refscope/analysis/dominator_tree.h"
 #include "refscope/analysis/edge_labels.h"
 #include "refscope/analysis/retention_paths.h"
+#include "refscope/analysis/root_classes.h"
 #include "refscope/analysis/subgraph.h"
 
 namespace refscope::app {
+
+namespace {
+
+// `text` of the magnitude of `value`, with "+" or "-" in front unless zero.
+template <typename Format>
+QString with_sign(int64_t value, Format text_of) {
+    const uint64_t magnitude = value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+    const QString text = text_of(magnitude);
+    if (value > 0) return QLatin1Char('+') + text;
+    if (value < 0) return QLatin1Char('-') + text;
+    return text;
+}
+
+}  // namespace
 
 QString to_qstring(std::string_view utf8) {
     return QString::fromUtf8(utf8.data(), static_cast<qsizetype>(utf8.size()));
@@ -14,25 +31,13 @@ QString count_text(uint64_t count) {
     return QString::fromStdString(analysis::with_thousands(count));
 }
 
-QString signed_count_text(int64_t count) {
-    const uint64_t magnitude = count < 0 ? 0 - static_cast<uint64_t>(count) : static_cast<uint64_t>(count);
-    const QString digits = count_text(magnitude);
-    if (count > 0) return QLatin1Char('+') + digits;
-    if (count < 0) return QLatin1Char('-') + digits;
-    return digits;
-}
+QString signed_count_text(int64_t count) { return with_sign(count, count_text); }
 
 QString bytes_text(uint64_t bytes) {
     return QString::fromStdString(analysis::human_bytes(bytes));
 }
 
-QString signed_bytes_text(int64_t bytes) {
-    const uint64_t magnitude = bytes < 0 ? 0 - static_cast<uint64_t>(bytes) : static_cast<uint64_t>(bytes);
-    const QString text = bytes_text(magnitude);
-    if (bytes > 0) return QLatin1Char('+') + text;
-    if (bytes < 0) return QLatin1Char('-') + text;
-    return text;
-}
+QString signed_bytes_text(int64_t bytes) { return with_sign(bytes, bytes_text); }
 
 QString exact_bytes_text(uint64_t bytes) {
     return count_text(bytes) + (bytes == 1 ? QStringLiteral(" byte") : QStringLiteral(" bytes"));
@@ -62,6 +67,32 @@ QString preview_text(const Snapshot& s, uint32_t node, size_t max_bytes) {
 QString distance_text(uint32_t distance) {
     if (distance == analysis::kUnreached) return QStringLiteral("\u221e");
     return count_text(distance);
+}
+
+QString distance_tooltip(const analysis::RetentionPaths& paths, uint32_t node) {
+    return paths.reachable(node)
+               ? QStringLiteral("%1 references from the nearest GC root").arg(count_text(paths.distance(node)))
+               : QStringLiteral("No path from GC roots");
+}
+
+QString retained_text(const analysis::DominatorTree& tree, uint32_t node) {
+    return tree.reachable(node) ? bytes_text(tree.retained_size(node)) : QStringLiteral("\u2013");
+}
+
+QString root_class_text(const Snapshot& s, const RootRef& root) {
+    QString text = to_qstring(analysis::root_class_name(analysis::root_class_of(root.kind)));
+    const std::string_view thread = analysis::root_thread_name(s, root);
+    if (!thread.empty()) text += QStringLiteral(" (thread %1)").arg(to_qstring(thread));
+    return text;
+}
+
+QString cycle_text(const analysis::Cycles* cycles, uint32_t node) {
+    if (!cycles || cycles->cycle_of(node) == analysis::kNoCycle) return {};
+    const uint32_t cycle = cycles->cycle_of(node);
+    return QStringLiteral("It is in cycle #%1 (%2 objects, %3): %4")
+        .arg(cycle)
+        .arg(count_text(cycles->info(cycle).members), bytes_text(cycles->info(cycle).bytes),
+             QString::fromStdString(cycles->explain(cycle)));
 }
 
 }  // namespace refscope::app

@@ -1,16 +1,27 @@
-// How numbers, sizes and previews read in the app's cells. The text follows
-// the CLI (human_bytes, with_thousands, describe_node…) so the app and
-// `refscope-cli` say the same things; the raw values go to SortKeyRole.
+// How numbers, sizes, previews and the phrases several models share read in
+// the app's cells. The text follows the CLI (human_bytes, with_thousands,
+// describe_node…) so the app and `refscope-cli` say the same things; the raw
+// values go to SortKeyRole.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
+#include <Qt>
 #include <QString>
 
 #include "refscope/snapshot.h"
 
+namespace refscope::analysis {
+class Cycles;
+class DominatorTree;
+class RetentionPaths;
+}  // namespace refscope::analysis
+
 namespace refscope::app {
+
+// Qt::TextAlignmentRole of number columns.
+inline constexpr auto kNumberAlignment = Qt::AlignRight | Qt::AlignVCenter;
 
 QString to_qstring(std::string_view utf8);
 
@@ -32,6 +43,19 @@ QString preview_text(const Snapshot& snapshot, uint32_t node, size_t max_bytes =
 
 // Hops from the nearest GC root, "∞" when there is no path.
 QString distance_text(uint32_t distance);
+// Its tooltip: "3 references from the nearest GC root", "No path from GC roots".
+QString distance_tooltip(const analysis::RetentionPaths& paths, uint32_t node);
+
+// A retained-size cell: "1.2 KiB", "–" for an object the dominator tree does
+// not reach.
+QString retained_text(const analysis::DominatorTree& tree, uint32_t node);
+
+// "interpreter", "thread stack (thread MainThread)": a root record's class.
+QString root_class_text(const Snapshot& snapshot, const RootRef& root);
+
+// "It is in cycle #3 (2 objects, 176 B): <why>" for the node's cycle, empty
+// when it is in none (or `cycles` is null). No final full stop.
+QString cycle_text(const analysis::Cycles* cycles, uint32_t node);
 
 // Order-preserving maps of signed values onto uint64 sort keys.
 inline uint64_t signed_sort_key(int64_t value) {

@@ -13,8 +13,6 @@ using namespace refscope::analysis;
 
 namespace {
 
-constexpr auto kNumberAlignment = Qt::AlignRight | Qt::AlignVCenter;
-
 QString header_tooltip(int column) {
     switch (column) {
         case DiffModel::ObjectsAColumn: return QStringLiteral("Objects of the type in the baseline");

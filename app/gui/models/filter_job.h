@@ -1,17 +1,14 @@
 // run_filter off the GUI thread, for heaps where a query takes longer than a
 // frame (filters are a few milliseconds per million objects, a preview
 // substring search tens: docs/performance.md, "Desktop app: models"; a 10M
-// object heap is ten times that). One worker thread; a newer start()
-// supersedes older requests: only the newest request's result is delivered
-// (a request already running finishes, and its result is dropped).
+// object heap is ten times that). One worker thread (LatestRequestWorker); a
+// newer start() supersedes older requests: only the newest request's result
+// is delivered (a request already running finishes, and its result is
+// dropped).
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <thread>
 #include <vector>
 
 #include <QObject>
@@ -19,6 +16,7 @@
 
 #include "models/filter_runner.h"
 #include "session/analysis_ptr.h"
+#include "session/latest_request_worker.h"
 
 namespace refscope::app {
 
@@ -43,21 +41,7 @@ signals:
     void finished(const refscope::app::FilterResult& result, const QString& text);
 
 private:
-    struct Request {
-        uint64_t generation = 0;
-        AnalysisPtr analysis;
-        QString text;
-        std::shared_ptr<const std::vector<uint8_t>> is_new;
-    };
-    void work();
-
-    mutable std::mutex mutex_;
-    std::condition_variable wake_;
-    std::optional<Request> pending_;
-    uint64_t generation_ = 0;  // of the newest request
-    uint64_t delivered_ = 0;   // generation of the last result delivered or cancelled
-    bool stopping_ = false;
-    std::thread worker_;
+    LatestRequestWorker worker_;
 };
 
 }  // namespace refscope::app

@@ -12,8 +12,6 @@ namespace refscope::app {
 
 namespace {
 
-constexpr auto kNumberAlignment = Qt::AlignRight | Qt::AlignVCenter;
-
 bool counted(const Snapshot& s, uint32_t node) {
     return (s.node_flags[node] & (format::kNodeImmortal | format::kNodeNative)) == 0;
 }
@@ -284,9 +282,7 @@ QVariant ObjectTableModel::data(const QModelIndex& index, int role) const {
                 case TypeColumn: return to_qstring(analysis::type_name(s, n));
                 case PreviewColumn: return preview_text(s, n);
                 case SizeColumn: return bytes_text(s.node_size[n]);
-                case RetainedColumn:
-                    if (!tree) return {};
-                    return tree->reachable(n) ? bytes_text(tree->retained_size(n)) : QStringLiteral("\u2013");
+                case RetainedColumn: return tree ? QVariant(retained_text(*tree, n)) : QVariant();
                 case DistanceColumn: return distance_text(analysis_->paths().distance(n));
                 case RefcountColumn: return is_counted ? integer_text(s.node_refcount[n]) : uncounted_text();
                 case SurplusColumn:
@@ -339,11 +335,7 @@ QVariant ObjectTableModel::data(const QModelIndex& index, int role) const {
                     }
                     return QStringLiteral("%1 in %2 objects")
                         .arg(exact_bytes_text(tree->retained_size(n)), count_text(tree->retained_count(n)));
-                case DistanceColumn:
-                    return analysis_->paths().reachable(n)
-                               ? QStringLiteral("%1 references from the nearest GC root")
-                                     .arg(count_text(analysis_->paths().distance(n)))
-                               : QStringLiteral("No path from GC roots");
+                case DistanceColumn: return distance_tooltip(analysis_->paths(), n);
                 case RefcountColumn:
                 case SurplusColumn:
                 case UnexplainedColumn: {

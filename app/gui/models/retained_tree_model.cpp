@@ -10,8 +10,6 @@ using namespace refscope::analysis;
 
 namespace {
 
-constexpr auto kNumberAlignment = Qt::AlignRight | Qt::AlignVCenter;
-
 bool is_virtual(uint32_t node) { return node == kSuperRoot || node == kUnexplainedRoot; }
 
 }  // namespace
@@ -43,12 +41,8 @@ QString RetainedTreeModel::whyEmpty(uint32_t node) const {
                          "kept alive only through a reference the collector cannot see. It keeps alive at least "
                          "its own %2.")
                          .arg(QString::fromStdString(describe_node_at(s, node)), bytes_text(s.node_size[node]));
-    if (const Cycles* cycles = analysis_->cycles(); cycles && cycles->cycle_of(node) != kNoCycle) {
-        const uint32_t cycle = cycles->cycle_of(node);
-        reason += QStringLiteral(" It is in cycle #%1 (%2 objects, %3): %4.")
-                      .arg(cycle)
-                      .arg(count_text(cycles->info(cycle).members), bytes_text(cycles->info(cycle).bytes),
-                           QString::fromStdString(cycles->explain(cycle)));
+    if (const QString cycle = cycle_text(analysis_->cycles(), node); !cycle.isEmpty()) {
+        reason += QLatin1Char(' ') + cycle + QLatin1Char('.');
     }
     return reason;
 }

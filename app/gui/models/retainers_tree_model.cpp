@@ -15,16 +15,13 @@ using namespace refscope::analysis;
 
 namespace {
 
-constexpr auto kNumberAlignment = Qt::AlignRight | Qt::AlignVCenter;
-
 bool gc_invisible(const Snapshot& s, uint32_t edge) {
     return (s.edge_flags[edge] & format::kEdgeOwned) && !(s.edge_flags[edge] & format::kEdgeGcVisible);
 }
 
-QString root_class_text(const Snapshot& s, const RootRef& root) {
-    QString text = to_qstring(root_class_name(root_class_of(root.kind)));
-    const std::string_view thread = root_thread_name(s, root);
-    if (!thread.empty()) text += QStringLiteral(" (thread %1)").arg(to_qstring(thread));
+// The root's class and how many references it holds.
+QString root_notes(const Snapshot& s, const RootRef& root) {
+    QString text = root_class_text(s, root);
     if (root.count == 0) {
         text += QStringLiteral(", all surplus");
     } else if (root.count != 1) {
@@ -190,11 +187,11 @@ QVariant RetainersTreeModel::data(const QModelIndex& index, int role) const {
         switch (role) {
             case Qt::DisplayRole:
                 if (column == ObjectColumn) return QStringLiteral("root: %1").arg(QString::fromStdString(describe_root(s, root)));
-                if (column == NotesColumn) return root_class_text(s, root);
+                if (column == NotesColumn) return root_notes(s, root);
                 return {};
             case Qt::ToolTipRole:
                 return QStringLiteral("Held by a GC root (%1): %2")
-                    .arg(root_class_text(s, root), QString::fromStdString(describe_root(s, root)));
+                    .arg(root_notes(s, root), QString::fromStdString(describe_root(s, root)));
             default: return {};
         }
     }
@@ -227,9 +224,7 @@ QVariant RetainersTreeModel::data(const QModelIndex& index, int role) const {
                 case ViaColumn: return it.edge == kNoEdge ? QString() : QString::fromStdString(describe_edge(s, it.edge));
                 case NotesColumn: return notes(it);
                 case SizeColumn: return bytes_text(s.node_size[n]);
-                case RetainedColumn:
-                    if (!tree) return {};
-                    return tree->reachable(n) ? bytes_text(tree->retained_size(n)) : QStringLiteral("\u2013");
+                case RetainedColumn: return tree ? QVariant(retained_text(*tree, n)) : QVariant();
                 case DistanceColumn: return distance_text(paths.distance(n));
             }
             return {};
@@ -262,9 +257,7 @@ QVariant RetainersTreeModel::data(const QModelIndex& index, int role) const {
                                  : (s.edge_flags[it.edge] & format::kEdgeOwned) ? QStringLiteral("owned")
                                                                                 : QStringLiteral("not owned"));
                 case SizeColumn: return exact_bytes_text(s.node_size[n]);
-                case DistanceColumn:
-                    return paths.reachable(n) ? QStringLiteral("%1 references from the nearest GC root").arg(count_text(paths.distance(n)))
-                                              : QStringLiteral("No path from GC roots");
+                case DistanceColumn: return distance_tooltip(paths, n);
                 default:
                     if (it.cycle) return QStringLiteral("%1: already above in this branch (a reference cycle)").arg(QString::fromStdString(describe_node_at(s, n)));
                     return QString::fromStdString(describe_node_at(s, n));

@@ -25,13 +25,6 @@ PathHop hop_along(const Snapshot& s, uint32_t edge, uint32_t node) {
     return hop;
 }
 
-QString root_class_text(const Snapshot& s, const RootRef& root) {
-    QString text = to_qstring(root_class_name(root_class_of(root.kind)));
-    const std::string_view thread = root_thread_name(s, root);
-    if (!thread.empty()) text += QStringLiteral(" (thread %1)").arg(to_qstring(thread));
-    return text;
-}
-
 // root → … chain text starting with `start`.
 QString chain_text(QString start, const std::vector<PathHop>& hops) {
     const QString arrow = QString::fromUtf16(kArrow);
@@ -73,12 +66,8 @@ PathDescription describe_path(const SnapshotAnalysis& analysis, uint32_t node) {
     }
     const NoPathExplanation why = paths.explain_unreachable(node);
     path.explanation = QString::fromStdString(why.text);
-    if (const Cycles* cycles = analysis.cycles(); cycles && cycles->cycle_of(node) != kNoCycle) {
-        const uint32_t cycle = cycles->cycle_of(node);
-        path.explanation += QStringLiteral(". It is in cycle #%1 (%2 objects, %3): %4")
-                                .arg(cycle)
-                                .arg(count_text(cycles->info(cycle).members), bytes_text(cycles->info(cycle).bytes),
-                                     QString::fromStdString(cycles->explain(cycle)));
+    if (const QString cycle = cycle_text(analysis.cycles(), node); !cycle.isEmpty()) {
+        path.explanation += QStringLiteral(". ") + cycle;
     }
     if (why.holder != kNoNode) {
         path.hops.push_back(hop_along(s, kNoEdge, why.holder));

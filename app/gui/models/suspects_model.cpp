@@ -14,8 +14,6 @@ using namespace refscope::analysis;
 
 namespace {
 
-constexpr auto kNumberAlignment = Qt::AlignRight | Qt::AlignVCenter;
-
 QString score_text(double score) { return QString::number(score, 'f', 1); }
 
 }  // namespace

@@ -13,8 +13,6 @@ using analysis::GroupBy;
 
 namespace {
 
-constexpr auto kNumberAlignment = Qt::AlignRight | Qt::AlignVCenter;
-
 QString header_tooltip(int column) {
     switch (column) {
         case TypeSummaryModel::NameColumn: return QStringLiteral("The type's qualified name, or the module");

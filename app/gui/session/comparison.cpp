@@ -5,10 +5,6 @@
 #include <stdexcept>
 #include <utility>
 
-#include <QMetaObject>
-
-#include "session/background_priority.h"
-
 #include "session/snapshot_timeline.h"
 
 namespace refscope::app {
@@ -68,71 +64,24 @@ QString Comparison::description() const {
     return text + QObject::tr(" against %1").arg(SnapshotTimeline::snapshotLabel(*baseline_));
 }
 
-ComparisonJob::ComparisonJob(QObject* parent) : QObject(parent) {
-    worker_ = std::thread([this] { runWorker(); });
-}
+ComparisonJob::ComparisonJob(QObject* parent)
+    : QObject(parent), worker_(LatestRequestWorker::Priority::Background) {}
 
-ComparisonJob::~ComparisonJob() {
-    {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
-        pending_.reset();
-        if (running_cancel_) running_cancel_->store(true);
-    }
-    wake_.notify_all();
-    worker_.join();
-}
+ComparisonJob::~ComparisonJob() = default;
 
 void ComparisonJob::start(const AnalysisPtr& baseline, const AnalysisPtr& middle, const AnalysisPtr& current) {
     if (!baseline || !current) {
         clear();
         return;
     }
-    const uint64_t id = next_request_++;
-    {
-        std::lock_guard lock(mutex_);
-        pending_ = Request{id, baseline, middle, current};
-        if (running_cancel_) running_cancel_->store(true);
-    }
-    running_request_ = id;
-    wake_.notify_one();
-    emit started();
-}
-
-void ComparisonJob::clear() {
-    {
-        std::lock_guard lock(mutex_);
-        pending_.reset();
-        if (running_cancel_) running_cancel_->store(true);
-    }
-    running_request_ = 0;
-    const bool had_result = result_ != nullptr;
-    result_.reset();
-    if (had_result) emit cleared();
-}
-
-void ComparisonJob::runWorker() {
-    lower_current_thread_priority();
-    for (;;) {
-        Request request;
-        std::shared_ptr<std::atomic<bool>> cancel;
-        {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [this] { return stopping_ || pending_.has_value(); });
-            if (stopping_) return;
-            request = std::move(*pending_);
-            pending_.reset();
-            cancel = std::make_shared<std::atomic<bool>>(false);
-            running_cancel_ = cancel;
-        }
+    worker_.start([this, baseline, middle, current](const std::atomic<bool>& cancel) mutable
+                   -> LatestRequestWorker::Delivery {
         ComparisonPtr result;
         QString error;
-        bool was_cancelled = false;
         try {
-            result = Comparison::compute(std::move(request.baseline), std::move(request.middle),
-                                         std::move(request.current), cancel.get());
+            result = Comparison::compute(std::move(baseline), std::move(middle), std::move(current), &cancel);
         } catch (const analysis::AnalysisCancelled&) {
-            was_cancelled = true;
+            return {};  // a newer request (or clear) replaced it
         } catch (const analysis::SnapshotMismatchError& e) {
             error = QString::fromUtf8(e.what());
         } catch (const std::bad_alloc&) {
@@ -140,19 +89,19 @@ void ComparisonJob::runWorker() {
         } catch (const std::exception& e) {
             error = tr("the comparison failed: %1").arg(QString::fromUtf8(e.what()));
         }
-        {
-            std::lock_guard lock(mutex_);
-            running_cancel_.reset();
-        }
-        if (was_cancelled) continue;  // a newer request (or clear) replaced it
-        QMetaObject::invokeMethod(this, [this, id = request.id, result, error] { deliver(id, result, error); },
-                                  Qt::QueuedConnection);
-    }
+        return [this, result, error] { deliver(result, error); };
+    });
+    emit started();
 }
 
-void ComparisonJob::deliver(uint64_t id, const ComparisonPtr& result, const QString& error) {
-    if (id != running_request_) return;  // stale: a newer request or clear() came since
-    running_request_ = 0;
+void ComparisonJob::clear() {
+    worker_.cancel();
+    const bool had_result = result_ != nullptr;
+    result_.reset();
+    if (had_result) emit cleared();
+}
+
+void ComparisonJob::deliver(const ComparisonPtr& result, const QString& error) {
     result_ = result;
     if (result) {
         emit finished(result);

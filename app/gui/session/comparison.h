@@ -11,12 +11,9 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
-#include <thread>
 
 #include <QObject>
 #include <QString>
@@ -24,6 +21,7 @@
 #include "refscope/analysis/leak_suspects.h"
 #include "refscope/analysis/snapshot_diff.h"
 #include "session/analysis_ptr.h"
+#include "session/latest_request_worker.h"
 
 namespace refscope::app {
 
@@ -75,10 +73,10 @@ using ComparisonPtr = std::shared_ptr<const Comparison>;
 std::shared_ptr<const analysis::SnapshotDiff> shared_diff(const ComparisonPtr& comparison);
 std::shared_ptr<const std::vector<uint8_t>> shared_new_column(const ComparisonPtr& comparison);
 
-// Computes Comparisons on one worker thread it owns. Only the newest request
-// matters: starting another (or clear()) cancels the running one at its next
-// step and drops its result, so a person clicking through baselines never
-// sees an old answer arrive late. As with SnapshotLoader, the worker posts
+// Computes Comparisons on one worker thread it owns (LatestRequestWorker).
+// Only the newest request matters: starting another (or clear()) cancels the
+// running one at its next step and drops its result, so a person clicking
+// through baselines never sees an old answer arrive late. The worker posts
 // results to the job's thread, where the signals are emitted; the destructor
 // cancels and joins.
 class ComparisonJob : public QObject {
@@ -98,7 +96,7 @@ public:
     void clear();
 
     // Between start() and its finished/failed signal.
-    bool isRunning() const { return running_request_ != 0; }
+    bool isRunning() const { return worker_.busy(); }
     // The last result delivered by `finished` (null after clear() or failed).
     const ComparisonPtr& result() const { return result_; }
 
@@ -111,23 +109,10 @@ signals:
     void cleared();
 
 private:
-    struct Request {
-        uint64_t id = 0;
-        AnalysisPtr baseline, middle, current;
-    };
+    void deliver(const ComparisonPtr& result, const QString& error);
 
-    void runWorker();
-    void deliver(uint64_t id, const ComparisonPtr& result, const QString& error);
-
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::optional<Request> pending_;  // the newest request not yet started
-    std::shared_ptr<std::atomic<bool>> running_cancel_;
-    bool stopping_ = false;
-    uint64_t next_request_ = 1;      // loader's thread
-    uint64_t running_request_ = 0;   // loader's thread: the request whose result we wait for
     ComparisonPtr result_;
-    std::thread worker_;
+    LatestRequestWorker worker_;
 };
 
 }  // namespace refscope::app

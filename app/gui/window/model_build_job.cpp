@@ -1,75 +1,36 @@
 #include "window/model_build_job.h"
 
 #include <exception>
+#include <memory>
+#include <utility>
 
-#include <QMetaObject>
 #include <QThread>
-
-#include "session/background_priority.h"
 
 namespace refscope::app {
 
-ModelBuildJob::ModelBuildJob(QObject* parent) : QObject(parent), home_(thread()) {
-    worker_ = std::thread([this] { runWorker(); });
-}
+ModelBuildJob::ModelBuildJob(QObject* parent)
+    : QObject(parent), home_(thread()), worker_(LatestRequestWorker::Priority::Background) {}
 
-ModelBuildJob::~ModelBuildJob() {
-    {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
-        pending_.reset();
-    }
-    wake_.notify_all();
-    worker_.join();
-}
+ModelBuildJob::~ModelBuildJob() = default;
 
 void ModelBuildJob::start(Build build) {
-    const quint64 id = next_id_++;
-    {
-        std::lock_guard lock(mutex_);
-        pending_.emplace(id, std::move(build));
-    }
-    waiting_for_ = id;
-    wake_.notify_one();
-}
-
-void ModelBuildJob::cancel() {
-    {
-        std::lock_guard lock(mutex_);
-        pending_.reset();
-    }
-    waiting_for_ = 0;
-}
-
-void ModelBuildJob::runWorker() {
-    lower_current_thread_priority();
-    for (;;) {
-        std::pair<quint64, Build> request;
-        {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [this] { return stopping_ || pending_.has_value(); });
-            if (stopping_) return;
-            request = std::move(*pending_);
-            pending_.reset();
-        }
+    worker_.start([this, build = std::move(build)](const std::atomic<bool>&) -> LatestRequestWorker::Delivery {
         std::unique_ptr<QAbstractItemModel> model;
         try {
-            model.reset(request.second());
+            model.reset(build());
         } catch (const std::exception&) {
             // Out of memory while building: the view stays empty rather
             // than the app ending; a later request may succeed.
         }
-        if (!model) continue;
+        if (!model) return {};
         model->moveToThread(home_);
-        // Owned by the posted call: if it is never delivered (the job is
-        // destroyed first), destroying the call deletes the model.
+        // Owned by the delivery: if it is never run (stale, or the job is
+        // destroyed first), destroying the delivery deletes the model.
         auto holder = std::make_shared<std::unique_ptr<QAbstractItemModel>>(std::move(model));
-        QMetaObject::invokeMethod(this, [this, id = request.first, holder] {
-            if (id != waiting_for_) return;  // stale: the holder deletes it
-            waiting_for_ = 0;
-            emit built(holder->release());
-        }, Qt::QueuedConnection);
-    }
+        return [this, holder] { emit built(holder->release()); };
+    });
 }
+
+void ModelBuildJob::cancel() { worker_.cancel(); }
 
 }  // namespace refscope::app

@@ -7,20 +7,17 @@
 // as no view is attached yet, then moved to the GUI thread and given to the
 // view there. That is what this job does.
 //
-// Only the newest request counts: a model built for an older one is deleted
-// on arrival. The destructor waits for a build in flight; a built model that
-// was never delivered is deleted with the job.
+// Only the newest request counts (LatestRequestWorker): a model built for an
+// older one is deleted on arrival. The destructor waits for a build in
+// flight; a built model that was never delivered is deleted with the job.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <thread>
 
 #include <QAbstractItemModel>
 #include <QObject>
+
+#include "session/latest_request_worker.h"
 
 namespace refscope::app {
 
@@ -29,8 +26,8 @@ class ModelBuildJob : public QObject {
 
 public:
     // Runs on the worker thread; returns a new model without a parent (or
-    // null). It must only read data that stays alive and unchanged (the
-    // analyses are immutable).
+    // null, or throws: nothing is delivered). It must only read data that
+    // stays alive and unchanged (the analyses are immutable).
     using Build = std::function<QAbstractItemModel*()>;
 
     explicit ModelBuildJob(QObject* parent = nullptr);
@@ -43,24 +40,16 @@ public:
     void start(Build build);
     // Forgets the request in flight: nothing is delivered for it.
     void cancel();
-    // From start() until `built` (or cancel()).
-    bool busy() const { return waiting_for_ != 0; }
+    // From start() until `built` (or cancel(), or the build gave no model).
+    bool busy() const { return worker_.busy(); }
 
 signals:
     // The model, now living on the job's thread; the receiver takes it.
     void built(QAbstractItemModel* model);
 
 private:
-    void runWorker();
-
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::optional<std::pair<quint64, Build>> pending_;
-    bool stopping_ = false;
-    quint64 next_id_ = 1;     // job's thread
-    quint64 waiting_for_ = 0;  // job's thread: the request whose model we want
-    QThread* home_;            // where built models are moved to
-    std::thread worker_;
+    QThread* home_;  // where built models are moved to
+    LatestRequestWorker worker_;
 };
 
 }  // namespace refscope::app

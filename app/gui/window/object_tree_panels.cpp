@@ -100,10 +100,12 @@ void RetainedPanel::setAnalysis(AnalysisPtr analysis) {
 
 void RetainedPanel::showObject(uint32_t node) {
     model_->setTarget(node);
-    if (model_->target() == kNoNode) {
+    if (node == kNoNode) {
         caption_->setText(tr("What the selected object keeps alive: freeing it would free all of this."));
         return;
     }
+    // An object the tree does not show (unreachable, or no dominator
+    // analysis): the model leaves its target unset and says why.
     if (!model_->emptyReason().isEmpty()) {
         caption_->setText(model_->emptyReason());
         return;
