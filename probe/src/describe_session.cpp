@@ -28,11 +28,6 @@ CallReport* g_active_report = nullptr;
 // kept from any earlier call, in this walk or a previous one, never resolves.
 uint32_t g_generation = 0;
 
-size_t bounded_length(const char* text, size_t limit) {
-    const void* end = std::memchr(text, '\0', limit);
-    return end ? static_cast<size_t>(static_cast<const char*>(end) - text) : limit;
-}
-
 }  // namespace
 
 void CallReport::clear() {
