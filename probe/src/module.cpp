@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "census.h"
@@ -38,8 +39,9 @@ PyObject* g_debug_function = nullptr;
 PyObject* g_census_function = nullptr;
 
 // True while a walk runs. A describe callback that (against the rules) calls
-// back into snapshot() must not start a second walk over the first one's
-// half-built state.
+// back into snapshot(), or lets the GIL go so that the live connection's
+// thread takes it to walk, must not start a second walk over the first one's
+// half-built state: run_walk() refuses.
 bool g_walking = false;
 
 struct WalkingFlag {
@@ -48,12 +50,6 @@ struct WalkingFlag {
     WalkingFlag(const WalkingFlag&) = delete;
     WalkingFlag& operator=(const WalkingFlag&) = delete;
 };
-
-bool refuse_reentry() {
-    if (!g_walking) return false;
-    PyErr_SetString(PyExc_RuntimeError, "refscope: a snapshot is already being taken (re-entered from a describe callback?)");
-    return true;
-}
 
 struct WalkRequest {
     bool collect = true;
@@ -72,9 +68,12 @@ bool read_bool(PyObject* op, bool& out) {
 
 // Runs the walk: collection first if asked, header, then the GIL-held walk
 // with the collector disabled (an allocation must not start a collection,
-// whose finalizers would be Python code running mid-walk).
+// whose finalizers would be Python code running mid-walk). Throws, before
+// anything else, if another walk is under way (g_walking).
 void run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkRequest& request, PyObject* callable,
               PyObject* const* args, Py_ssize_t nargs) {
+    if (g_walking)
+        throw std::runtime_error("refscope: a snapshot is already being taken (re-entered from a describe callback?)");
     if (request.collect) {
         PyGC_Collect();
         if (PyErr_Occurred()) PyErr_Clear();
@@ -147,7 +146,6 @@ PyObject* stats_dict(const Snapshot& s, const DescribeStats& d, double walk_seco
 }
 
 PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-    if (refuse_reentry()) return nullptr;
     return translate_exceptions([&]() -> PyObject* {
         if (nargs < 1 || nargs > 4) {
             PyErr_SetString(PyExc_TypeError, "snapshot(path, collect=True, sequence=0, label='')");
@@ -202,7 +200,6 @@ PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 }
 
 PyObject* probe_debug_walk(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-    if (refuse_reentry()) return nullptr;
     return translate_exceptions([&]() -> PyObject* {
         WalkRequest request;
         request.collect = false;
@@ -237,7 +234,6 @@ PyObject* probe_debug_walk(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 // top-level package is not in `excluded_packages` (a tuple of str; ignored
 // when types are given).
 PyObject* probe_census(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-    if (refuse_reentry()) return nullptr;
     return translate_exceptions([&]() -> PyObject* {
         if (nargs != 2 || !PyTuple_Check(args[0]) || !PyTuple_Check(args[1])) {
             PyErr_SetString(PyExc_TypeError, "_census(types: tuple, excluded_packages: tuple)");
