@@ -455,10 +455,7 @@ def main(argv):
         return EXIT_OK
     address = options.address or os.environ.get(_live.ENV_ADDRESS)
     try:
-        token = options.token
-        if token is None:
-            token_file = options.token_file or os.environ.get(_live.ENV_TOKEN_FILE)
-            token = _live.read_token_file(token_file) if token_file else os.environ.get(_live.ENV_TOKEN)
+        token = _live.find_token(options.token, options.token_file)
         if not address or not token:
             raise AttachError("usage", "give the receiver's --address and --token-file "
                               "(refscope-cli listen prints both)")

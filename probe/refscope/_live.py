@@ -47,6 +47,15 @@ def read_token_file(path):
         return token_file.read(256).strip()
 
 
+def find_token(token=None, token_file=None):
+    """The token to present: `token` if given, else the one stored in
+    token_file or $REFSCOPE_TOKEN_FILE, else $REFSCOPE_TOKEN (None if none)."""
+    if token is not None:
+        return token
+    token_file = token_file or os.environ.get(ENV_TOKEN_FILE)
+    return read_token_file(token_file) if token_file else os.environ.get(ENV_TOKEN)
+
+
 def _shutdown():
     try:
         _probe._live_shutdown()
@@ -76,10 +85,7 @@ def connect(address=None, token=None, *, token_file=None, label="", timeout=5.0,
         address = os.environ.get(ENV_ADDRESS)
     if not address:
         raise ValueError("refscope.connect: no address given and %s is not set" % ENV_ADDRESS)
-    if token is None:
-        if token_file is None:
-            token_file = os.environ.get(ENV_TOKEN_FILE)
-        token = read_token_file(token_file) if token_file else os.environ.get(ENV_TOKEN)
+    token = find_token(token, token_file)
     if not token:
         raise ValueError("refscope.connect: no token: pass token= or token_file=, or set %s or %s"
                          % (ENV_TOKEN_FILE, ENV_TOKEN))

@@ -14,9 +14,7 @@ namespace {
 
 uint32_t label_id(DescribeSession& session, const char* label) {
     if (label == nullptr) return 0;
-    const void* end = std::memchr(label, '\0', kMaxLabelBytes);
-    const size_t n = end ? static_cast<size_t>(static_cast<const char*>(end) - label) : kMaxLabelBytes;
-    return session.walker().text(std::string_view(label, n));
+    return session.walker().text(std::string_view(label, bounded_length(label, kMaxLabelBytes)));
 }
 
 // A PyObject pointer that is at least shaped like one: non-null and aligned.
@@ -58,11 +56,8 @@ void api_native_details(refscope_describe_sink* sink, refscope_node node, int64_
     if (k == SIZE_MAX) return;
     CallReport::Native& n = r->natives[k];
     n.refcount = refcount < 0 ? 0 : refcount;
-    if (preview != nullptr) {
-        const void* end = std::memchr(preview, '\0', kMaxPreviewBytes);
-        const size_t len = end ? static_cast<size_t>(static_cast<const char*>(end) - preview) : kMaxPreviewBytes;
-        n.preview = r->session->walker().text(std::string_view(preview, len));
-    }
+    if (preview != nullptr)
+        n.preview = r->session->walker().text(std::string_view(preview, bounded_length(preview, kMaxPreviewBytes)));
 }
 
 void api_object_edge(refscope_describe_sink* sink, refscope_node from, PyObject* target, const char* label,

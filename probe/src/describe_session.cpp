@@ -20,18 +20,14 @@ namespace {
 
 // The report being filled by the running callback. Callbacks run on the
 // walking thread with the GIL held, and a walk cannot start while another
-// runs (module.cpp refuses re-entry), so one pointer is enough. The sink
-// handed to a callback is this report's address; a sink kept past its call
-// no longer matches and its reports are ignored.
+// runs (module.cpp's run_walk refuses one from this thread or from the live
+// connection's), so one pointer is enough. The sink handed to a callback is
+// this report's address; a sink kept past its call no longer matches and
+// its reports are ignored.
 CallReport* g_active_report = nullptr;
 // Handle generations count across walks (under the GIL), so that a handle
 // kept from any earlier call, in this walk or a previous one, never resolves.
 uint32_t g_generation = 0;
-
-size_t bounded_length(const char* text, size_t limit) {
-    const void* end = std::memchr(text, '\0', limit);
-    return end ? static_cast<size_t>(static_cast<const char*>(end) - text) : limit;
-}
 
 }  // namespace
 

@@ -17,6 +17,7 @@
 #include <Python.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -35,6 +36,13 @@ inline constexpr size_t kMaxTypeNameBytes = 512;
 inline constexpr size_t kMaxPreviewBytes = 200;
 // After this many failures in one walk a registration is not called again.
 inline constexpr uint32_t kMaxFailuresPerWalk = 16;
+
+// The length of a C string a callback handed over, read no further than
+// `limit` bytes (it may lack its terminator).
+inline size_t bounded_length(const char* text, size_t limit) {
+    const void* end = std::memchr(text, '\0', limit);
+    return end ? static_cast<size_t>(static_cast<const char*>(end) - text) : limit;
+}
 
 // One registration as the probe uses it (copied from the library's capsule,
 // or one of the probe's own recognisers).

@@ -66,6 +66,11 @@ void HeapWalker::add_root(PyObject* op, format::RootKind kind, uint32_t thread, 
     if (op == nullptr) return;
     uint32_t node = node_for(op);
     if (node == kNoNode) return;
+    push_root(node, kind, thread, label, count);
+}
+
+void HeapWalker::push_root(uint32_t node, format::RootKind kind, uint32_t thread, uint32_t label,
+                           uint32_t count) {
     RootRef root;
     root.node = node;
     root.kind = kind;
@@ -473,36 +478,30 @@ auto& record_of(Records& natives, uint32_t node) {
 }
 }  // namespace
 
-uint32_t HeapWalker::add_native_edge(uint32_t from, PyObject* target, uint32_t label, uint8_t flags) {
+// Appends `edge` to the out-edge list of native node `from`; returns its index.
+uint32_t HeapWalker::link_native_edge(uint32_t from, const NativeEdge& edge) {
     NativeRecord& r = record_of(natives_, from);
     const auto index = static_cast<uint32_t>(native_edges_.size());
-    native_edges_.push_back({target, kNoNode, label, kNoEdgeIndex, flags});
+    native_edges_.push_back(edge);
     if (r.last_edge == kNoEdgeIndex) r.first_edge = index;
     else native_edges_[r.last_edge].next = index;
     r.last_edge = index;
     return index;
 }
 
+uint32_t HeapWalker::add_native_edge(uint32_t from, PyObject* target, uint32_t label, uint8_t flags) {
+    return link_native_edge(from, {target, kNoNode, label, kNoEdgeIndex, flags});
+}
+
 void HeapWalker::add_native_edge(uint32_t from, uint32_t to_node, uint32_t label, uint8_t flags) {
-    NativeRecord& r = record_of(natives_, from);
-    const auto index = static_cast<uint32_t>(native_edges_.size());
-    native_edges_.push_back({nullptr, to_node, label, kNoEdgeIndex, flags});
-    if (r.last_edge == kNoEdgeIndex) r.first_edge = index;
-    else native_edges_[r.last_edge].next = index;
-    r.last_edge = index;
+    link_native_edge(from, {nullptr, to_node, label, kNoEdgeIndex, flags});
     note_native_in_edge(to_node);
 }
 
 void HeapWalker::note_native_in_edge(uint32_t node) { ++record_of(natives_, node).in_edges; }
 
 void HeapWalker::add_node_root(uint32_t node, format::RootKind kind, uint32_t label, uint32_t count) {
-    RootRef root;
-    root.node = node;
-    root.kind = kind;
-    root.thread = kNoNode;
-    root.label = label;
-    root.count = count;
-    snapshot_.roots.push_back(root);
+    push_root(node, kind, kNoNode, label, count);
     if (snapshot_.node_flags[node] & format::kNodeNative) record_of(natives_, node).rooted = true;
 }
 
@@ -527,13 +526,7 @@ void HeapWalker::add_native_holder_roots() {
         std::string label = "held by C/C++ code";
         std::string_view library = snapshot_.strings.view(r.library);
         if (!library.empty()) label += " (described by " + std::string(library) + ")";
-        RootRef root;
-        root.node = r.node;
-        root.kind = format::RootKind::Extension;
-        root.thread = kNoNode;
-        root.label = interner_.intern(label);
-        root.count = 0;
-        snapshot_.roots.push_back(root);
+        push_root(r.node, format::RootKind::Extension, kNoNode, interner_.intern(label), 0);
     }
 }
 

@@ -219,7 +219,9 @@ private:
     void emit_edges(EdgeCollector& collector);
     bool consume_match(PyObject* target);
     void apply_adjustments();
+    void push_root(uint32_t node, format::RootKind kind, uint32_t thread, uint32_t label, uint32_t count);
     void process_native(uint32_t id);
+    uint32_t link_native_edge(uint32_t from, const NativeEdge& edge);
     void pend_node(uint32_t node, uint32_t label, uint8_t flags);
     void add_native_holder_roots();
 

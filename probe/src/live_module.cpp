@@ -15,7 +15,7 @@
 // snapshot_for_connection(). A fork child never inherits the connection:
 // the pthread_atfork child handler closes the inherited descriptors and
 // forgets the client (the thread does not exist in the child). Every entry
-// point catches all C++ exceptions.
+// point catches all C++ exceptions (entry_point.h).
 #include "live_module.h"
 
 #include <pthread.h>
@@ -26,6 +26,7 @@
 #include <mutex>
 
 #include "compat.h"
+#include "entry_point.h"
 #include "live_client.h"
 #include "refscope/protocol/address.h"
 #include "refscope/protocol/process_facts.h"
@@ -163,7 +164,7 @@ bool seconds_argument(PyObject* op, std::chrono::milliseconds& out, const char* 
 }
 
 PyObject* live_connect(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-    try {
+    return translate_exceptions([&]() -> PyObject* {
         if (nargs != 6) {
             PyErr_SetString(PyExc_TypeError,
                             "_live_connect(address, token, label, attached, connect_timeout, send_timeout)");
@@ -223,15 +224,7 @@ PyObject* live_connect(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
         client->start();
         g_client.store(client);
         Py_RETURN_NONE;
-    } catch (const std::bad_alloc&) {
-        return PyErr_NoMemory();
-    } catch (const std::exception& e) {
-        PyErr_SetString(PyExc_RuntimeError, e.what());
-        return nullptr;
-    } catch (...) {
-        PyErr_SetString(PyExc_RuntimeError, "refscope probe: unknown C++ exception");
-        return nullptr;
-    }
+    });
 }
 
 PyObject* live_disconnect(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -279,11 +272,6 @@ PyObject* live_shutdown(PyObject*, PyObject* const*, Py_ssize_t) {
         PyErr_SetString(PyExc_RuntimeError, "refscope probe: error while shutting the connection down");
         return nullptr;
     }
-}
-
-template <typename F>
-PyCFunction fastcall(F f) {
-    return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(f));
 }
 
 PyMethodDef g_live_methods[] = {

@@ -8,18 +8,20 @@
 //       in `watch`, what the snapshot says about that object. Used by
 //       tests/probe to check refcount arithmetic without the CLI.
 //
-// Every entry point catches all C++ exceptions and turns them into Python
-// exceptions: none may unwind into the interpreter.
+// Every entry point runs its body through translate_exceptions()
+// (entry_point.h): no C++ exception may unwind into the interpreter.
 #include <Python.h>
 
 #include <chrono>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "census.h"
 #include "compat.h"
 #include "debug_report.h"
 #include "describe_session.h"
+#include "entry_point.h"
 #include "heap_walker.h"
 #include "live_module.h"
 #include "python_text.h"
@@ -37,8 +39,9 @@ PyObject* g_debug_function = nullptr;
 PyObject* g_census_function = nullptr;
 
 // True while a walk runs. A describe callback that (against the rules) calls
-// back into snapshot() must not start a second walk over the first one's
-// half-built state.
+// back into snapshot(), or lets the GIL go so that the live connection's
+// thread takes it to walk, must not start a second walk over the first one's
+// half-built state: run_walk() refuses.
 bool g_walking = false;
 
 struct WalkingFlag {
@@ -47,12 +50,6 @@ struct WalkingFlag {
     WalkingFlag(const WalkingFlag&) = delete;
     WalkingFlag& operator=(const WalkingFlag&) = delete;
 };
-
-bool refuse_reentry() {
-    if (!g_walking) return false;
-    PyErr_SetString(PyExc_RuntimeError, "refscope: a snapshot is already being taken (re-entered from a describe callback?)");
-    return true;
-}
 
 struct WalkRequest {
     bool collect = true;
@@ -71,9 +68,12 @@ bool read_bool(PyObject* op, bool& out) {
 
 // Runs the walk: collection first if asked, header, then the GIL-held walk
 // with the collector disabled (an allocation must not start a collection,
-// whose finalizers would be Python code running mid-walk).
+// whose finalizers would be Python code running mid-walk). Throws, before
+// anything else, if another walk is under way (g_walking).
 void run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkRequest& request, PyObject* callable,
               PyObject* const* args, Py_ssize_t nargs) {
+    if (g_walking)
+        throw std::runtime_error("refscope: a snapshot is already being taken (re-entered from a describe callback?)");
     if (request.collect) {
         PyGC_Collect();
         if (PyErr_Occurred()) PyErr_Clear();
@@ -97,6 +97,34 @@ void run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkRequest& request
     compat::gc_restore_state(gc_state);
 }
 
+// What went wrong in work done without the GIL (an empty message: nothing).
+struct GilFreeFailure {
+    std::string message;
+    bool write_error = false;  // format::WriteError: an OSError for Python
+};
+
+// Runs `work` with the GIL released: it may touch only what the walk copied,
+// never a Python object. No C++ exception may cross the GIL macros, so any
+// is caught here and returned; `unknown_error` names one that is not a
+// std::exception.
+template <typename Work>
+GilFreeFailure run_without_gil(Work&& work, const char* unknown_error) {
+    GilFreeFailure failure;
+    Py_BEGIN_ALLOW_THREADS
+    try {
+        work();
+    } catch (const format::WriteError& e) {
+        failure.message = e.what();
+        failure.write_error = true;
+    } catch (const std::exception& e) {
+        failure.message = e.what();
+    } catch (...) {
+        failure.message = unknown_error;
+    }
+    Py_END_ALLOW_THREADS
+    return failure;
+}
+
 PyObject* describe_dict(const DescribeStats& d) {
     return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K}", "registrations",
                          static_cast<unsigned long long>(d.registrations), "calls",
@@ -118,8 +146,7 @@ PyObject* stats_dict(const Snapshot& s, const DescribeStats& d, double walk_seco
 }
 
 PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-    if (refuse_reentry()) return nullptr;
-    try {
+    return translate_exceptions([&]() -> PyObject* {
         if (nargs < 1 || nargs > 4) {
             PyErr_SetString(PyExc_TypeError, "snapshot(path, collect=True, sequence=0, label='')");
             return nullptr;
@@ -150,49 +177,30 @@ PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
         HeapWalker walker(snapshot);
         run_walk(walker, snapshot, request, g_snapshot_function, args, nargs);
 
-        // The heap is copied: encode and write without the GIL. No C++
-        // exception may cross the GIL macros, hence the inner catch.
-        std::string error;
-        bool os_error = false;
+        // The heap is copied: encode and write without the GIL.
         uint64_t bytes = 0;
         auto start = std::chrono::steady_clock::now();
-        Py_BEGIN_ALLOW_THREADS
-        try {
-            walker.finish_previews();
-            format::write_snapshot_file(snapshot, path);
-            std::error_code ec;
-            bytes = static_cast<uint64_t>(std::filesystem::file_size(path, ec));
-        } catch (const format::WriteError& e) {
-            error = e.what();
-            os_error = true;
-        } catch (const std::exception& e) {
-            error = e.what();
-        } catch (...) {
-            error = "unknown error while writing the snapshot";
-        }
-        Py_END_ALLOW_THREADS
+        const GilFreeFailure failure = run_without_gil(
+            [&] {
+                walker.finish_previews();
+                format::write_snapshot_file(snapshot, path);
+                std::error_code ec;
+                bytes = static_cast<uint64_t>(std::filesystem::file_size(path, ec));
+            },
+            "unknown error while writing the snapshot");
         double write_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!error.empty()) {
-            PyErr_SetString(os_error ? PyExc_OSError : PyExc_RuntimeError, error.c_str());
+        if (!failure.message.empty()) {
+            PyErr_SetString(failure.write_error ? PyExc_OSError : PyExc_RuntimeError, failure.message.c_str());
             return nullptr;
         }
         return stats_dict(snapshot, walker.describe_session().stats(),
                           static_cast<double>(snapshot.header.walk_ns) / 1e9, write_seconds, bytes);
-    } catch (const std::bad_alloc&) {
-        return PyErr_NoMemory();
-    } catch (const std::exception& e) {
-        PyErr_SetString(PyExc_RuntimeError, e.what());
-        return nullptr;
-    } catch (...) {
-        PyErr_SetString(PyExc_RuntimeError, "refscope probe: unknown C++ exception");
-        return nullptr;
-    }
+    });
 }
 
 PyObject* probe_debug_walk(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-    if (refuse_reentry()) return nullptr;
-    try {
+    return translate_exceptions([&]() -> PyObject* {
         WalkRequest request;
         request.collect = false;
         if (nargs > 0 && !read_bool(args[0], request.collect)) return nullptr;
@@ -217,15 +225,7 @@ PyObject* probe_debug_walk(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
         if (described == nullptr || PyDict_SetItemString(report, "describe", described) < 0) Py_CLEAR(report);
         Py_XDECREF(described);
         return report;
-    } catch (const std::bad_alloc&) {
-        return PyErr_NoMemory();
-    } catch (const std::exception& e) {
-        PyErr_SetString(PyExc_RuntimeError, e.what());
-        return nullptr;
-    } catch (...) {
-        PyErr_SetString(PyExc_RuntimeError, "refscope probe: unknown C++ exception");
-        return nullptr;
-    }
+    });
 }
 
 // _census(types, excluded_packages) -> [(address, type address, name, module)]
@@ -234,8 +234,7 @@ PyObject* probe_debug_walk(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 // top-level package is not in `excluded_packages` (a tuple of str; ignored
 // when types are given).
 PyObject* probe_census(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-    if (refuse_reentry()) return nullptr;
-    try {
+    return translate_exceptions([&]() -> PyObject* {
         if (nargs != 2 || !PyTuple_Check(args[0]) || !PyTuple_Check(args[1])) {
             PyErr_SetString(PyExc_TypeError, "_census(types: tuple, excluded_packages: tuple)");
             return nullptr;
@@ -257,32 +256,20 @@ PyObject* probe_census(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
             }
             filter.excluded_packages.insert(package);
         }
-        WalkRequest request;
-        request.collect = false;
         Snapshot snapshot;
         HeapWalker walker(snapshot);
-        run_walk(walker, snapshot, request, g_census_function, args, nargs);
+        run_walk(walker, snapshot, WalkRequest{false, 0, {}}, g_census_function, args, nargs);
         return census(snapshot, filter);
-    } catch (const std::bad_alloc&) {
-        return PyErr_NoMemory();
-    } catch (const std::exception& e) {
-        PyErr_SetString(PyExc_RuntimeError, e.what());
-        return nullptr;
-    } catch (...) {
-        PyErr_SetString(PyExc_RuntimeError, "refscope probe: unknown C++ exception");
-        return nullptr;
-    }
+    });
 }
 
 PyMethodDef g_methods[] = {
-    {"snapshot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&probe_snapshot)),
-     METH_FASTCALL,
+    {"snapshot", fastcall(&probe_snapshot), METH_FASTCALL,
      "snapshot(path, collect=True, sequence=0, label='') -> dict\n\n"
      "Walk the heap (GIL held, no Python code runs) and write a refscope snapshot to path."},
-    {"_debug_walk", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&probe_debug_walk)),
-     METH_FASTCALL,
+    {"_debug_walk", fastcall(&probe_debug_walk), METH_FASTCALL,
      "_debug_walk(collect=False, watch=()) -> dict\n\nTest hook: walk without writing, report counts."},
-    {"_census", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&probe_census)), METH_FASTCALL,
+    {"_census", fastcall(&probe_census), METH_FASTCALL,
      "_census(types, excluded_packages) -> list\n\n"
      "(address, type address, name, module) of the live objects leak_check watches."},
     {nullptr, nullptr, 0, nullptr},
@@ -308,24 +295,12 @@ PyObject* find_function(PyObject* module, const PyMethodDef* def) {
 }  // namespace
 
 void walk_for_live_connection(Snapshot& snapshot, bool collect, uint64_t sequence, const std::string& label) {
-    WalkRequest request;
-    request.collect = collect;
-    request.sequence = sequence;
-    request.label = label;
     HeapWalker walker(snapshot);
-    run_walk(walker, snapshot, request, nullptr, nullptr, 0);
+    run_walk(walker, snapshot, WalkRequest{collect, sequence, label}, nullptr, nullptr, 0);
     // The walker is destroyed with the GIL held, as in snapshot().
-    std::string error;
-    Py_BEGIN_ALLOW_THREADS
-    try {
-        walker.finish_previews();
-    } catch (const std::exception& e) {
-        error = e.what();
-    } catch (...) {
-        error = "unknown error while finishing previews";
-    }
-    Py_END_ALLOW_THREADS
-    if (!error.empty()) throw std::runtime_error(error);
+    const GilFreeFailure failure =
+        run_without_gil([&] { walker.finish_previews(); }, "unknown error while finishing previews");
+    if (!failure.message.empty()) throw std::runtime_error(failure.message);
 }
 
 }  // namespace refscope::probe

@@ -63,6 +63,11 @@ PyObject* dict_find_str(PyObject* dict, const char* name) {
     return nullptr;
 }
 
+PyObject* loaded_module_dict(const char* name) {
+    PyObject* module = dict_find_str(PyImport_GetModuleDict(), name);
+    return module != nullptr && PyModule_Check(module) ? PyModule_GetDict(module) : nullptr;
+}
+
 namespace {
 struct AttributeSearch {
     const char* name;

@@ -21,6 +21,10 @@ bool str_equals(PyObject* op, const char* ascii);
 // never hashes or compares through Python. Borrowed result or nullptr.
 PyObject* dict_find_str(PyObject* dict, const char* name);
 
+// The dict of the module `name` if it is imported (found in sys.modules the
+// same way, never imported by us), else nullptr. Borrowed.
+PyObject* loaded_module_dict(const char* name);
+
 // An instance attribute read without running code or materializing a
 // managed dict: inline values, managed dict or tp_dictoffset dict.
 PyObject* instance_attribute(PyObject* obj, const char* name);

@@ -132,9 +132,7 @@ int describe_ndarray(const refscope_describe_api* api, refscope_describe_sink* s
 
 void recognise_numpy(DescribeSession& session) {
     // NumPy 1.x keeps its C API table in numpy.core._multiarray_umath.
-    PyObject* module = dict_find_str(PyImport_GetModuleDict(), "numpy.core._multiarray_umath");
-    if (module == nullptr || !PyModule_Check(module)) return;
-    PyObject* capsule = dict_find_str(PyModule_GetDict(module), "_ARRAY_API");
+    PyObject* capsule = dict_find_str(loaded_module_dict("numpy.core._multiarray_umath"), "_ARRAY_API");
     if (capsule == nullptr || !PyCapsule_IsValid(capsule, nullptr)) return;
     auto** api = static_cast<void**>(PyCapsule_GetPointer(capsule, nullptr));
     if (api == nullptr) return;
@@ -199,13 +197,12 @@ int numba_minor(PyObject* version) {
 }  // namespace
 
 void recognise_numba(DescribeSession& session) {
-    PyObject* modules = PyImport_GetModuleDict();
-    PyObject* numba = dict_find_str(modules, "numba");
-    PyObject* nrt = dict_find_str(modules, "numba.core.runtime._nrt_python");
-    if (numba == nullptr || nrt == nullptr || !PyModule_Check(numba) || !PyModule_Check(nrt)) return;
-    const int minor = numba_minor(dict_find_str(PyModule_GetDict(numba), "__version__"));
+    PyObject* numba = loaded_module_dict("numba");
+    PyObject* nrt = loaded_module_dict("numba.core.runtime._nrt_python");
+    if (numba == nullptr || nrt == nullptr) return;
+    const int minor = numba_minor(dict_find_str(numba, "__version__"));
     if (minor < 49) return;
-    PyObject* type = dict_find_str(PyModule_GetDict(nrt), "_MemInfo");
+    PyObject* type = dict_find_str(nrt, "_MemInfo");
     if (type == nullptr || !PyType_Check(type)) return;
     auto* tp = reinterpret_cast<PyTypeObject*>(type);
     if (tp->tp_basicsize != static_cast<Py_ssize_t>(sizeof(MemInfoObject))) return;

@@ -146,9 +146,7 @@ void recognise_pybind11(DescribeSession& session) {
     g_state.internals = nullptr;
     g_state.record_capsules.clear();
     // pybind11 stores its internals in the builtins module's dict.
-    PyObject* builtins = dict_find_str(PyImport_GetModuleDict(), "builtins");
-    if (builtins == nullptr || !PyModule_Check(builtins)) return;
-    PyObject* capsule = dict_find_str(PyModule_GetDict(builtins), PYBIND11_INTERNALS_ID);
+    PyObject* capsule = dict_find_str(loaded_module_dict("builtins"), PYBIND11_INTERNALS_ID);
     if (capsule == nullptr || !PyCapsule_IsValid(capsule, nullptr)) return;
     auto** pp = static_cast<pyd::internals**>(PyCapsule_GetPointer(capsule, nullptr));
     if (pp == nullptr || *pp == nullptr) return;

@@ -60,9 +60,8 @@ unsigned long as_ident(PyObject* op, bool& ok) {
 
 ThreadNames read_threading_module() {
     ThreadNames names;
-    PyObject* threading = dict_find_str(PyImport_GetModuleDict(), "threading");
-    if (threading == nullptr || !PyModule_Check(threading)) return names;
-    PyObject* globals = PyModule_GetDict(threading);
+    PyObject* globals = loaded_module_dict("threading");
+    if (globals == nullptr) return names;
     names.active = dict_find_str(globals, "_active");
     if (names.active != nullptr && !PyDict_Check(names.active)) names.active = nullptr;
     if (PyObject* main = dict_find_str(globals, "_main_thread"))

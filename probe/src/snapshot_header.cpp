@@ -43,8 +43,7 @@ void fill_header(SnapshotHeader& header, bool collected_first, uint64_t sequence
     header.sequence = sequence;
     header.label = label;
 
-    PyObject* sys = dict_find_str(PyImport_GetModuleDict(), "sys");
-    PyObject* sysdict = (sys && PyModule_Check(sys)) ? PyModule_GetDict(sys) : nullptr;
+    PyObject* sysdict = loaded_module_dict("sys");
     if (PyObject* hex = dict_find_str(sysdict, "hexversion"); hex && PyLong_CheckExact(hex)) {
         unsigned long v = PyLong_AsUnsignedLong(hex);
         if (PyErr_Occurred()) PyErr_Clear();

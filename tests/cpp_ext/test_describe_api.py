@@ -1,10 +1,7 @@
 """The describe API (refscope/describe.h) end to end through the probe:
 described edges, native nodes, roots and included objects; the refcount
 arithmetic they complete; several libraries; load order; no probe at all."""
-import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -13,7 +10,7 @@ import _describe_a
 import _describe_b
 import _describefix
 from cpp_ext_support import (EDGE_OWNED, NODE_NATIVE, ROOT_EXTENSION, cli, cli_json, explained,
-                             in_edges, run_python, walk)
+                             in_edges, run_program, run_python, walk)
 
 
 class Payload:
@@ -290,19 +287,6 @@ class CliProgram(unittest.TestCase):
 
     def run_program(self, name, *args):
         return run_program(name, self.workdir, *args)
-
-
-def run_program(name, workdir, *args):
-    """Runs programs/NAME SNAPSHOT ARGS...; returns its JSON line."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    snapshot = os.path.join(workdir, name.replace(".py", ".rscope"))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(here, "programs"), env.get("PYTHONPATH", "")])
-    proc = subprocess.run([sys.executable, os.path.join(here, "programs", name), snapshot, *args],
-                          env=env, capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0:
-        raise AssertionError("%s failed (%d):\n%s" % (name, proc.returncode, proc.stderr))
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 class NativePathsCli(CliProgram):

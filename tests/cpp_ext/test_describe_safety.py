@@ -3,13 +3,17 @@ probe keeps the target process safe. The walk completes, a failed call's
 reports are dropped, reports are bounded, stale sinks and handles do
 nothing, no C++ exception and no Python exception escapes."""
 import os
+import sys
 import tempfile
 import unittest
 
 import _misbehavefix
 import refscope
-from cpp_ext_support import EDGE_OWNED, in_edges, walk
+from cpp_ext_support import EDGE_OWNED, cli, in_edges, walk
 from refscope import _probe
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "live"))
+from live_support import Receiver  # noqa: E402
 
 
 class Payload:
@@ -120,6 +124,57 @@ class Misbehaving(unittest.TestCase):
                 stats = refscope.snapshot(path)
                 self.assertTrue(os.path.getsize(path) > 0)
                 self.assertGreaterEqual(stats.describe["calls"], 1)
+
+
+class LiveSnapshotDuringAWalk(unittest.TestCase):
+    """A callback that lets the GIL go in the middle of a walk (here: by
+    running Python code that waits) gives the live connection's thread its
+    chance to take the GIL. Its snapshot request must be refused like a
+    re-entered one, not start a second walk over the first one's state."""
+
+    def setUp(self):
+        if not cli():
+            self.skipTest("REFSCOPE_CLI not set")
+        self.receiver = Receiver()
+        self.addCleanup(self.receiver.close)
+        self.addCleanup(refscope.disconnect)
+        self.value = Payload()
+        self.target = _misbehavefix.Target()
+        self.target.value = self.value
+
+    def tearDown(self):
+        _misbehavefix.set_mode("good")
+        _misbehavefix.set_reenter(None)
+        self.target = self.value = None
+
+    def test_the_live_request_is_refused_and_both_walks_end(self):
+        refscope.connect(self.receiver.address, token_file=self.receiver.token_file)
+        out = self.receiver.out
+        cid = out.wait_event("connected", pid=os.getpid())["connection"]
+        outcomes = []
+
+        def wait_for_the_live_snapshot():
+            if outcomes:
+                return  # once (the live walk, if any, calls this again)
+            outcomes.append(None)
+            self.receiver.command("snapshot %d" % cid)
+            # Waiting on a condition releases the GIL: the connection's
+            # thread takes it now, in the middle of this walk.
+            outcomes[0] = out.wait(lambda e: e.get("event") in ("saved", "failed") and
+                                   e.get("connection") == cid, what="the live snapshot's outcome")
+
+        _misbehavefix.set_reenter(wait_for_the_live_snapshot)
+        _misbehavefix.set_mode("reenter")
+        report, edges, _ = described(id(self.value))
+        self.assertEqual(report["describe"]["failed_calls"], 0)
+        self.assertEqual(outcomes[0]["event"], "failed", outcomes[0])
+        self.assertIn("already being taken", outcomes[0]["reason"])
+
+        # The connection is still good once the walk is over.
+        _misbehavefix.set_mode("good")
+        mark = out.mark()
+        self.receiver.command("snapshot %d" % cid)
+        out.wait_event("saved", after=mark, connection=cid)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ import shutil
 import tempfile
 import unittest
 
-from cpp_ext_support import EDGE_OWNED, NODE_NATIVE, cli, cli_json, explained, in_edges, walk
+from cpp_ext_support import (EDGE_OWNED, NODE_NATIVE, cli, cli_json, explained, in_edges, run_program,
+                             walk)
 
 try:
     import numpy as np
@@ -16,8 +17,6 @@ try:
     import numba
 except ImportError:
     numba = None
-
-from test_describe_api import run_program
 
 
 @unittest.skipIf(np is None, "NumPy does not import here")

@@ -4,32 +4,18 @@ keep_alive patients, registered instances, default arguments) and the
 describe_pybind11.h helper. CLI checks run when REFSCOPE_CLI is set."""
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import unittest
 
-from cpp_ext_support import EDGE_OWNED, NODE_NATIVE, cli, cli_json, explained, in_edges, walk
+from cpp_ext_support import EDGE_OWNED, NODE_NATIVE, cli, cli_json, explained, in_edges, run_program, walk
 
 HAVE = os.environ.get("REFSCOPE_HAVE_PYBIND11") == "1"
-HERE = os.path.dirname(os.path.abspath(__file__))
 if HAVE:
     import _pybindfix
 
 
 class Payload:
     pass
-
-
-def run_program(name, workdir):
-    snapshot = os.path.join(workdir, name.replace(".py", ".rscope"))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(HERE, "programs"), env.get("PYTHONPATH", "")])
-    proc = subprocess.run([sys.executable, os.path.join(HERE, "programs", name), snapshot], env=env,
-                          capture_output=True, text=True, timeout=120)
-    if proc.returncode != 0:
-        raise AssertionError("%s failed:\n%s" % (name, proc.stderr))
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 @unittest.skipUnless(HAVE, "pybind11 fixture not built")

@@ -13,8 +13,6 @@ PYTHONPATH (the built refscope package).
 
 import json
 import os
-import queue
-import signal
 import subprocess
 import sys
 import tempfile
