@@ -78,6 +78,37 @@ TEST(SnapshotDiff, MatchesByAddressAndTypeName) {
     EXPECT_EQ(find_type(d, "dict"), nullptr);
 }
 
+// Per module as module_name() groups: a type's module, and a module object
+// in its own module (by its preview), whatever the type ids.
+TEST(SnapshotDiff, ModuleDeltasGroupModuleObjectsByTheirName) {
+    const auto module_object = [](SnapshotBuilder& b, uint64_t address, std::string_view name) {
+        const uint32_t n = b.node("module", 1, name, 72);
+        b.snapshot().node_address[n] = address;
+    };
+    SnapshotBuilder a = process_builder(1);
+    module_object(a, 0x100, "app");
+    at(a, 0x1000, "dict", 100);
+    at(a, 0x3000, "app.Leaky", 40, "app");  // freed
+    SnapshotBuilder b = process_builder(2);
+    at(b, 0x4000, "app.Leaky", 40, "app");  // new
+    at(b, 0x5000, "app.Leaky", 40, "app");  // new
+    at(b, 0x1000, "dict", 100);
+    module_object(b, 0x100, "app");
+    module_object(b, 0x200, "cache");  // a new module: in module "cache", not "builtins"
+    const auto d = diff_snapshots(a.build(), b.build());
+
+    ASSERT_EQ(d.modules.size(), 2u);  // builtins (the dict) did not change
+    EXPECT_EQ(d.modules[0].name, "cache");
+    EXPECT_EQ(d.modules[0].object_delta(), 1);
+    EXPECT_EQ(d.modules[0].byte_delta(), 72);
+    EXPECT_EQ(d.modules[1].name, "app");
+    EXPECT_EQ(d.modules[1].objects_a, 2u);  // the module object and one Leaky
+    EXPECT_EQ(d.modules[1].objects_b, 3u);
+    EXPECT_EQ(d.modules[1].byte_delta(), 40);
+    EXPECT_EQ(d.modules[1].new_objects, 2u);
+    EXPECT_EQ(d.modules[1].freed_objects, 1u);
+}
+
 TEST(SnapshotDiff, AddressReusedByAnotherTypeIsFreedPlusNew) {
     SnapshotBuilder a = process_builder(1);
     at(a, 0x1000, "app.Old", 48, "app");

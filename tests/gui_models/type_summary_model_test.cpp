@@ -214,10 +214,23 @@ void TypeSummaryModelTest::deltasMatchADiffOfTwoSnapshots() {
     QVERIFY(!model.hasBaseline());
     QVERIFY(!cell(model, 0, TypeSummaryModel::DeltaObjectsColumn).isValid());
 
-    // By module the diff (per type name) gives no deltas.
+    // By module the deltas are the diff's per-module ones: app gained the
+    // two app.Leaky; every module row has a delta.
     model.setAnalysis(a, analysis::GroupBy::Module);
-    model.setBaseline(diff);
-    QVERIFY(!cell(model, 0, TypeSummaryModel::DeltaObjectsColumn).isValid());
+    QVERIFY(model.setBaseline(diff));
+    const int app = row_named(model, "app");
+    QVERIFY(app >= 0);
+    QCOMPARE(cell(model, app, TypeSummaryModel::DeltaObjectsColumn, SortKeyRole).toLongLong(), 2);
+    QCOMPARE(cell(model, app, TypeSummaryModel::DeltaBytesColumn, SortKeyRole).toLongLong(), 128);
+    QVERIFY(!diff->modules.empty());
+    for (const analysis::TypeDelta& d : diff->modules) {
+        const int row = row_named(model, QString::fromStdString(d.name));
+        QVERIFY(row >= 0);
+        QCOMPARE(cell(model, row, TypeSummaryModel::DeltaObjectsColumn, SortKeyRole).toLongLong(), d.object_delta());
+    }
+    for (int row = 0; row < model.rowCount(); ++row) {
+        QVERIFY(cell(model, row, TypeSummaryModel::DeltaObjectsColumn).isValid());
+    }
 }
 
 void TypeSummaryModelTest::sortsByEveryColumn() {

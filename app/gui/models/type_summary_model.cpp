@@ -194,9 +194,11 @@ void TypeSummaryModel::computeRetained(const std::vector<uint8_t>* selected) {
 
 void TypeSummaryModel::computeDeltas() {
     for (Group& g : groups_) g.has_delta = false, g.delta_objects = g.delta_bytes = 0;
-    if (!diff_ || by_ != GroupBy::Type) return;
+    if (!diff_) return;
     std::unordered_map<std::string_view, const analysis::TypeDelta*> changed;
-    for (const analysis::TypeDelta& d : diff_->types) changed.emplace(d.name, &d);
+    for (const analysis::TypeDelta& d : by_ == GroupBy::Module ? diff_->modules : diff_->types) {
+        changed.emplace(d.name, &d);
+    }
     for (Group& g : groups_) {
         g.has_delta = true;  // a type the diff does not list did not change
         const auto found = changed.find(g.name);
@@ -334,10 +336,10 @@ QVariant TypeSummaryModel::data(const QModelIndex& index, int role) const {
                 case DeltaObjectsColumn:
                 case DeltaBytesColumn:
                     if (g.has_delta) {
-                        return QStringLiteral("Whole type since the baseline: %1 objects, %2")
+                        return QStringLiteral("Whole %1 since the baseline: %2 objects, %3")
+                            .arg(by_ == GroupBy::Module ? QStringLiteral("module") : QStringLiteral("type"))
                             .arg(signed_count_text(g.delta_objects), signed_bytes_text(g.delta_bytes));
                     }
-                    if (diff_) return QStringLiteral("The baseline comparison counts per type, not per module");
                     return QStringLiteral("Choose a baseline snapshot to see changes");
             }
             return {};

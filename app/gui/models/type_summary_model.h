@@ -13,10 +13,10 @@
 // least themselves and count their shallow size, as leak suspects do. With
 // a selection, "objects of the group" means the selected ones.
 //
-// Deltas need a diff whose newer snapshot is this one; the diff counts per
-// type NAME, so the delta columns are filled when grouping by type and stay
-// empty by module. They are the change of the whole type, not limited by a
-// selection (the baseline's objects were never filtered).
+// Deltas need a diff whose newer snapshot is this one: its per-type-name
+// deltas when grouping by type, its per-module ones by module. They are the
+// change of the whole group, not limited by a selection (the baseline's
+// objects were never filtered).
 #pragma once
 
 #include <cstdint>

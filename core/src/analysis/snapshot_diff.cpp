@@ -46,6 +46,80 @@ private:
     std::vector<std::vector<uint32_t>> of_;
 };
 
+// Module names shared by several snapshots, per node as module_name() has
+// it (edge_labels.h): the type's module, except that a module object belongs
+// to itself (its preview is its name). Per type id, one table entry; module
+// objects, a few hundred, go through a map of their preview string ids.
+class SharedModuleNames {
+public:
+    explicit SharedModuleNames(std::initializer_list<const Snapshot*> snapshots) {
+        for (const Snapshot* s : snapshots) {
+            PerSnapshot table;
+            table.of_type.reserve(s->types.size() + 1);
+            table.is_module_type.reserve(s->types.size() + 1);
+            for (const TypeInfo& t : s->types) {
+                table.of_type.push_back(id_of(s->strings.view(t.module)));
+                table.is_module_type.push_back(s->strings.view(t.name) == "module" ? 1 : 0);
+            }
+            table.of_type.push_back(id_of({}));
+            table.is_module_type.push_back(0);
+            of_.push_back(std::move(table));
+        }
+    }
+    // Module objects are named on first sight (no pass of their own over
+    // millions of nodes to find a few hundred modules).
+    uint32_t of(size_t which, const Snapshot& s, uint32_t node) {
+        PerSnapshot& table = of_[which];
+        const uint32_t type = std::min<uint32_t>(s.node_type[node], table.of_type.size() - 1);
+        const uint32_t preview = s.node_preview[node];
+        if (!table.is_module_type[type] || preview == 0) return table.of_type[type];
+        const auto found = table.of_module_object.find(preview);
+        if (found != table.of_module_object.end()) return found->second;
+        const uint32_t id = id_of(s.strings.view(preview));
+        table.of_module_object.emplace(preview, id);
+        return id;
+    }
+    size_t size() const { return names_.size(); }
+    std::string_view name(uint32_t id) const { return names_[id]; }
+
+private:
+    struct PerSnapshot {
+        std::vector<uint32_t> of_type;
+        std::vector<uint8_t> is_module_type;
+        std::unordered_map<uint32_t, uint32_t> of_module_object;
+    };
+    uint32_t id_of(std::string_view name) {
+        const auto [it, added] = ids_.emplace(name, static_cast<uint32_t>(names_.size()));
+        if (added) names_.push_back(name);
+        return it->second;
+    }
+    std::unordered_map<std::string_view, uint32_t> ids_;
+    std::vector<std::string_view> names_;  // views into the snapshots' string tables
+    std::vector<PerSnapshot> of_;
+};
+
+// The changed entries of `deltas` named by `names`, sorted as SnapshotDiff
+// lists them: largest byte growth first, then object growth, then name.
+template <typename Names>
+std::vector<TypeDelta> changed_deltas(std::vector<TypeDelta>& deltas, const Names& names) {
+    std::vector<TypeDelta> out;
+    for (uint32_t id = 0; id < deltas.size(); ++id) {
+        TypeDelta& t = deltas[id];
+        if (t.objects_a == t.objects_b && t.bytes_a == t.bytes_b && t.new_objects == 0 &&
+            t.freed_objects == 0) {
+            continue;
+        }
+        t.name = std::string(names.name(id));
+        out.push_back(std::move(t));
+    }
+    std::sort(out.begin(), out.end(), [](const TypeDelta& x, const TypeDelta& y) {
+        if (x.byte_delta() != y.byte_delta()) return x.byte_delta() > y.byte_delta();
+        if (x.object_delta() != y.object_delta()) return x.object_delta() > y.object_delta();
+        return x.name < y.name;
+    });
+    return out;
+}
+
 // How far ahead inserts and lookups prefetch their home slot: enough to cover a memory
 // latency at a few nanoseconds of work per node.
 constexpr uint32_t kPrefetchAhead = 16;
@@ -157,16 +231,24 @@ void check_snapshot_order(const Snapshot& older, const Snapshot& newer) {
 SnapshotDiff diff_snapshots(const Snapshot& a, const Snapshot& b, const DiffOptions& options) {
     if (!options.allow_mismatch) check_snapshot_order(a, b);
     const SharedTypeNames names{&a, &b};
+    SharedModuleNames modules{&a, &b};
     const uint32_t na = static_cast<uint32_t>(a.node_count());
     const uint32_t nb = static_cast<uint32_t>(b.node_count());
 
     std::vector<TypeDelta> per_type(names.size());
+    std::vector<TypeDelta> per_module(modules.size());
+    const auto module_delta = [&](size_t which, const Snapshot& s, uint32_t node) -> TypeDelta& {
+        const uint32_t id = modules.of(which, s, node);
+        if (id >= per_module.size()) per_module.resize(id + 1);  // a module object seen first
+        return per_module[id];
+    };
     SnapshotDiff diff;
     DiffTotals& totals = diff.totals;
     for (uint32_t n = 0; n < na; ++n) {
-        TypeDelta& t = per_type[names.of(0, a, n)];
-        ++t.objects_a;
-        t.bytes_a += a.node_size[n];
+        for (TypeDelta* t : {&per_type[names.of(0, a, n)], &module_delta(0, a, n)}) {
+            ++t->objects_a;
+            t->bytes_a += a.node_size[n];
+        }
         totals.bytes_a += a.node_size[n];
     }
     totals.objects_a = na;
@@ -179,19 +261,23 @@ SnapshotDiff diff_snapshots(const Snapshot& a, const Snapshot& b, const DiffOpti
         for (uint32_t n = 0; n < nb; ++n) {
             if (n + kPrefetchAhead < nb) table.prefetch(b.node_address[n + kPrefetchAhead]);
             const uint32_t type = names.of(1, b, n);
-            TypeDelta& t = per_type[type];
-            ++t.objects_b;
-            t.bytes_b += b.node_size[n];
-            totals.bytes_b += b.node_size[n];
             const uint32_t m = table.claim(b.node_address[n], type);
-            if (m != kNoNode) {
+            const bool is_new = m == kNoNode;
+            for (TypeDelta* t : {&per_type[type], &module_delta(1, b, n)}) {
+                ++t->objects_b;
+                t->bytes_b += b.node_size[n];
+                if (is_new) {
+                    ++t->new_objects;
+                    t->new_bytes += b.node_size[n];
+                }
+            }
+            totals.bytes_b += b.node_size[n];
+            if (!is_new) {
                 matched[m] = 1;
                 ++totals.matched;
             } else {
                 diff.is_new[n] = 1;
                 diff.new_nodes.push_back(n);
-                ++t.new_objects;
-                t.new_bytes += b.node_size[n];
                 ++totals.new_objects;
                 totals.new_bytes += b.node_size[n];
             }
@@ -199,28 +285,17 @@ SnapshotDiff diff_snapshots(const Snapshot& a, const Snapshot& b, const DiffOpti
     }
     for (uint32_t n = 0; n < na; ++n) {
         if (matched[n]) continue;
-        TypeDelta& t = per_type[names.of(0, a, n)];
+        for (TypeDelta* t : {&per_type[names.of(0, a, n)], &module_delta(0, a, n)}) {
+            ++t->freed_objects;
+            t->freed_bytes += a.node_size[n];
+        }
         diff.freed_nodes.push_back(n);
-        ++t.freed_objects;
-        t.freed_bytes += a.node_size[n];
         ++totals.freed_objects;
         totals.freed_bytes += a.node_size[n];
     }
 
-    for (uint32_t id = 0; id < per_type.size(); ++id) {
-        TypeDelta& t = per_type[id];
-        if (t.objects_a == t.objects_b && t.bytes_a == t.bytes_b && t.new_objects == 0 &&
-            t.freed_objects == 0) {
-            continue;
-        }
-        t.name = std::string(names.name(id));
-        diff.types.push_back(std::move(t));
-    }
-    std::sort(diff.types.begin(), diff.types.end(), [](const TypeDelta& x, const TypeDelta& y) {
-        if (x.byte_delta() != y.byte_delta()) return x.byte_delta() > y.byte_delta();
-        if (x.object_delta() != y.object_delta()) return x.object_delta() > y.object_delta();
-        return x.name < y.name;
-    });
+    diff.types = changed_deltas(per_type, names);
+    diff.modules = changed_deltas(per_module, modules);
     return diff;
 }
 

@@ -87,6 +87,10 @@ struct SnapshotDiff {
     // Sorted by byte delta, largest growth first (largest shrink last), then
     // object delta (descending), then name.
     std::vector<TypeDelta> types;
+    // The same per module (TypeDelta::name is the module's name), grouped as
+    // module_name() groups objects (a module object belongs to itself), same
+    // order: the summary by module's Δ columns read it.
+    std::vector<TypeDelta> modules;
     std::vector<uint32_t> new_nodes;    // node ids of B, increasing
     std::vector<uint32_t> freed_nodes;  // node ids of A, increasing
     // One byte per node of B: 1 = new (no match in A). The filter's `new`
