@@ -1,6 +1,5 @@
 #include "graph/graph_layout_job.h"
 
-#include <QMetaObject>
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -27,40 +26,42 @@ void check_nodes(const std::vector<uint32_t>& nodes, size_t node_count) {
 
 }  // namespace
 
-GraphLayoutJob::GraphLayoutJob(QObject* parent) : QObject(parent) {
-    worker_ = std::thread([this] { runWorker(); });
-}
+GraphLayoutJob::GraphLayoutJob(QObject* parent) : QObject(parent) {}
 
-GraphLayoutJob::~GraphLayoutJob() {
-    {
-        const std::lock_guard lock(mutex_);
-        stopping_ = true;
-        pending_.reset();
-    }
-    latest_.fetch_add(1);  // whatever runs now is stale: skip its layout
-    wake_.notify_all();
-    worker_.join();
-    // Results the worker posted before it stopped are queued events for this
-    // object; ~QObject discards them.
-}
+// The worker's destructor (a member) makes everything stale and joins; the
+// deliveries it drops would have touched this object.
+GraphLayoutJob::~GraphLayoutJob() = default;
 
 quint64 GraphLayoutJob::request(GraphRequest request) {
-    const quint64 id = latest_.fetch_add(1) + 1;
-    {
-        const std::lock_guard lock(mutex_);
-        pending_ = Pending{id, std::move(request)};
-    }
-    wake_.notify_one();
+    const quint64 id = ++latest_;
+    worker_.start([this, id, request = std::move(request)](
+                      const std::atomic<bool>& stale) mutable -> LatestRequestWorker::Delivery {
+        if (stale.load()) return {};
+        GraphDataPtr graph;
+        QString error;
+        try {
+            graph = build(std::move(request), id, [&stale] { return stale.load(); });
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        if (!graph && error.isEmpty()) return {};  // superseded midway: a newer request counts
+        // Runs on the job's thread, and only if no newer request came since.
+        return [this, graph = std::move(graph), error] {
+            setBusy(false);
+            if (graph) {
+                emit finished(graph);
+            } else {
+                emit failed(error);
+            }
+        };
+    });
     setBusy(true);
     return id;
 }
 
 void GraphLayoutJob::cancel() {
-    latest_.fetch_add(1);
-    {
-        const std::lock_guard lock(mutex_);
-        pending_.reset();
-    }
+    ++latest_;
+    worker_.cancel();
     setBusy(false);
 }
 
@@ -68,44 +69,6 @@ void GraphLayoutJob::setBusy(bool busy) {
     if (busy_ == busy) return;
     busy_ = busy;
     emit busyChanged(busy);
-}
-
-void GraphLayoutJob::runWorker() {
-    for (;;) {
-        Pending work;
-        {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [this] { return stopping_ || pending_.has_value(); });
-            if (stopping_) return;
-            work = std::move(*pending_);
-            pending_.reset();
-        }
-        const quint64 id = work.id;
-        const auto superseded = [this, id] { return latest_.load() != id; };
-        if (superseded()) continue;
-        GraphDataPtr graph;
-        QString error;
-        try {
-            graph = build(std::move(work.request), id, superseded);
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
-        }
-        if (!graph && error.isEmpty()) continue;  // superseded midway
-        // Delivered on the job's thread; dropped there if stale by then.
-        QMetaObject::invokeMethod(
-            this, [this, id, graph = std::move(graph), error] { deliver(id, graph, error); },
-            Qt::QueuedConnection);
-    }
-}
-
-void GraphLayoutJob::deliver(quint64 id, GraphDataPtr graph, QString error) {
-    if (id != latest_.load()) return;  // a newer request (or cancel) came since
-    setBusy(false);
-    if (graph) {
-        emit finished(std::move(graph));
-    } else {
-        emit failed(error);
-    }
 }
 
 GraphDataPtr GraphLayoutJob::build(GraphRequest request, quint64 requestId,

@@ -1,8 +1,10 @@
 // Extracting and laying out a subgraph takes from milliseconds to about a
 // second (Graphviz's dot on a few hundred nodes), so it never runs on the GUI
-// thread: GraphLayoutJob owns one worker thread that takes the newest request,
-// extracts the subgraph (core extract_subgraph) and lays it out
-// (graphviz::compute_layout, which holds the process-wide Graphviz lock).
+// thread: GraphLayoutJob extracts the subgraph (core extract_subgraph) and
+// lays it out (graphviz::compute_layout, which holds the process-wide
+// Graphviz lock) on the app's newest-request-wins worker
+// (session/LatestRequestWorker, shared with the comparison, filter and model
+// jobs).
 //
 // Only the newest request counts. A request made while another is waiting
 // replaces it; one made while another runs makes the running one stale: its
@@ -13,14 +15,10 @@
 
 #include <QObject>
 #include <QString>
-#include <atomic>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
-#include <optional>
-#include <thread>
 
 #include "graph/graph_data.h"
+#include "session/latest_request_worker.h"
 
 namespace refscope::app {
 
@@ -29,8 +27,8 @@ class GraphLayoutJob : public QObject {
 
 public:
     explicit GraphLayoutJob(QObject* parent = nullptr);
-    // Makes every outstanding request stale and joins the worker: no thread
-    // outlives the job. Waits for a layout already inside Graphviz (which
+    // Makes every outstanding request stale and joins the worker (the
+    // LatestRequestWorker's destructor): no thread outlives the job. Waits for a layout already inside Graphviz (which
     // cannot be interrupted; ≤ about a second for the sizes the view asks for).
     ~GraphLayoutJob() override;
 
@@ -45,7 +43,7 @@ public:
     void cancel();
     // True from a request until its result (or failure) is delivered.
     bool busy() const { return busy_; }
-    quint64 latestRequestId() const { return latest_.load(); }
+    quint64 latestRequestId() const { return latest_; }
 
     // Does the work of one request on the calling thread: what the worker
     // runs, exposed for benchmarks. Throws std::exception with a clear message.
@@ -60,22 +58,12 @@ signals:
     void busyChanged(bool busy);
 
 private:
-    struct Pending {
-        quint64 id;
-        GraphRequest request;
-    };
-
-    void runWorker();
-    void deliver(quint64 id, GraphDataPtr graph, QString error);
     void setBusy(bool busy);
 
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::optional<Pending> pending_;  // guarded by mutex_
-    bool stopping_ = false;           // guarded by mutex_
-    std::atomic<quint64> latest_{0};  // the id of the newest request (or cancel)
-    bool busy_ = false;               // GUI thread only
-    std::thread worker_;              // last: started once the members above exist
+    quint64 latest_ = 0;  // the id of the newest request (or cancel); GUI thread
+    bool busy_ = false;   // GUI thread
+    // Last: destroyed, and joined, before the members its tasks' deliveries use.
+    LatestRequestWorker worker_{LatestRequestWorker::Priority::Normal};
 };
 
 }  // namespace refscope::app

@@ -1,6 +1,7 @@
 // LatestRequestWorker: one worker thread that answers only the newest
 // request. The mechanism behind the app's background jobs whose answer is
-// replaced by the next question (ComparisonJob, FilterJob, ModelBuildJob):
+// replaced by the next question (ComparisonJob, FilterJob, ModelBuildJob,
+// GraphLayoutJob):
 // a person clicking through baselines, typing a filter or regrouping the
 // summary wants the answer to the last thing asked, never an old answer
 // arriving late.
