@@ -1,10 +1,9 @@
 // LatestRequestWorker: one worker thread that answers only the newest
 // request. The mechanism behind the app's background jobs whose answer is
 // replaced by the next question (ComparisonJob, FilterJob, ModelBuildJob,
-// GraphLayoutJob):
-// a person clicking through baselines, typing a filter or regrouping the
-// summary wants the answer to the last thing asked, never an old answer
-// arriving late.
+// GraphLayoutJob): a person clicking through baselines, typing a filter,
+// regrouping the summary or expanding the graph wants the answer to the last
+// thing asked, never an old answer arriving late.
 //
 // At most one request waits: a new one replaces it, and makes the running
 // one stale (its `stale` flag is set; work that can stop early polls it, e.g.
