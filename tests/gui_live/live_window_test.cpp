@@ -172,14 +172,25 @@ void LiveWindowTest::snapshotsJoinTheTimelineAndCompare() {
     auto* note = testing::find<QLabel>(window, "comparisonNote");
     QVERIFY2(note && note->text().contains(QLatin1String("since the baseline")), qPrintable(note ? note->text() : QString()));
 
-    // Mark the latest (the second) as the baseline: the third compares with it.
+    // Mark the latest (the second) as the baseline: the third compares with
+    // it. A label names the process and its next snapshots.
     button(window, "markBaseline")->click();
+    window.live()->panel()->setLabel(QStringLiteral("after warm-up"));
+    QVERIFY(table->model()->index(0, LiveProcessModel::CommandLine).data().toString().startsWith(QLatin1String("[after warm-up]")));
     QVERIFY(snapshot_shown(window, 3));
     QCOMPARE(timeline->count(), 3);
+    QCOMPARE(timeline->current()->snapshot().header.label, std::string("after warm-up"));
     QCOMPARE(timeline->baseline(), second);
     QCOMPARE(timeline->current(), timeline->at(2));
     QVERIFY(window.comparisonJob()->result());
     QCOMPARE(window.comparisonJob()->result(), window.workspace()->comparison());
+
+    // A picture of the window with its Connections dock, kept in the build folder.
+    window.resize(1400, 900);
+    QVERIFY(wait_settled(window));
+    const QString picture = testing::output_file("live-window.png");
+    QVERIFY(window.grab().save(picture, "PNG"));
+    qInfo("screenshot: %s", qPrintable(picture));
 }
 
 void LiveWindowTest::automaticSnapshotsOpenInTheWindow() {

@@ -304,11 +304,7 @@ void LiveSession::requestAutomaticSnapshots() {
 void LiveSession::onConnected(LiveProcess process) {
     const uint64_t id = process.connection;
     if (find(id)) return;  // never twice for one connection id
-    emit logLine(tr("connected: process %1 (%2), Python %3%4")
-                     .arg(process.pid)
-                     .arg(process.commandLine(), process.pythonVersion,
-                          process.attached ? tr(", attached") : QString()),
-                 false);
+    // The listener logs the connection itself (on_log).
     processes_.push_back(std::move(process));
     emit processAdded(int(processes_.size()) - 1);
     emit connected(id);

@@ -5,6 +5,8 @@
 #include <QClipboard>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -56,6 +58,15 @@ ConnectionsPanel::ConnectionsPanel(LiveSession* session, QWidget* parent)
     baseline_button_->setObjectName(QStringLiteral("markBaseline"));
     baseline_button_->setToolTip(tr("Compare the process's next snapshots with its latest one"));
     connect(baseline_button_, &QPushButton::clicked, this, &ConnectionsPanel::markBaselineRequested);
+    label_button_ = new QPushButton(tr("Label…"), this);
+    label_button_->setObjectName(QStringLiteral("labelProcess"));
+    label_button_->setToolTip(tr("Name the process; its next snapshots carry the label"));
+    connect(label_button_, &QPushButton::clicked, this, [this] {
+        bool ok = false;
+        const QString label = QInputDialog::getText(this, tr("Label"), tr("Label for the next snapshots:"),
+                                                    QLineEdit::Normal, {}, &ok);
+        if (ok) setLabel(label);
+    });
     attach_button_ = new QPushButton(tr("Attach to Process…"), this);
     attach_button_->setObjectName(QStringLiteral("attachProcess"));
     connect(attach_button_, &QPushButton::clicked, this, &ConnectionsPanel::attachRequested);
@@ -89,6 +100,7 @@ ConnectionsPanel::ConnectionsPanel(LiveSession* session, QWidget* parent)
     commands->addWidget(snapshot_button_);
     commands->addWidget(collect_button_);
     commands->addWidget(baseline_button_);
+    commands->addWidget(label_button_);
     commands->addSpacing(12);
     commands->addWidget(auto_check_);
     commands->addWidget(auto_seconds_);
@@ -136,6 +148,10 @@ QString ConnectionsPanel::commandsText() const {
         .arg(session_->runCommand(), session_->attachCommand());
 }
 
+void ConnectionsPanel::setLabel(const QString& label) {
+    for (const uint64_t id : targetConnections()) session_->setLabel(id, label);
+}
+
 void ConnectionsPanel::appendLog(const QString& line, bool warning) {
     const QString time = QTime::currentTime().toString(QStringLiteral("HH:mm:ss"));
     log_->appendPlainText(warning ? QStringLiteral("%1  warning: %2").arg(time, line) : QStringLiteral("%1  %2").arg(time, line));
@@ -159,6 +175,7 @@ void ConnectionsPanel::updateState() {
     const bool any = !targetConnections().empty();
     snapshot_button_->setEnabled(any);
     collect_button_->setEnabled(any);
+    label_button_->setEnabled(any);
     baseline_button_->setEnabled(chosenConnection() != 0);
     attach_button_->setEnabled(true);
     if (!listening && auto_check_->isChecked()) auto_check_->setChecked(false);

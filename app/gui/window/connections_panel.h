@@ -2,8 +2,8 @@
 // LiveSession: where the app listens (and a button that copies ready-made
 // command lines to connect or attach a program), the processes (pid, command
 // line, Python, uptime, state, snapshots), the commands — Take snapshot,
-// Collect + snapshot, Mark as baseline, automatic snapshots every N s,
-// Attach to process… — and a log of connections, refusals, discards and
+// Collect + snapshot, Mark as baseline, Label…, automatic snapshots every
+// N s, Attach to process… — and a log of connections, refusals, discards and
 // drops. Commands act on the selected processes, or on every connected one
 // when none is selected.
 #pragma once
@@ -43,6 +43,8 @@ public:
     QTableView* table() const { return table_; }
     QPlainTextEdit* log() const { return log_; }
     QLabel* addressLabel() const { return address_; }
+    // Labels the target processes (the probe puts it in their next snapshots).
+    void setLabel(const QString& label);
     QCheckBox* automaticCheck() const { return auto_check_; }
     QSpinBox* automaticSeconds() const { return auto_seconds_; }
 
@@ -66,6 +68,7 @@ private:
     QPushButton* snapshot_button_;
     QPushButton* collect_button_;
     QPushButton* baseline_button_;
+    QPushButton* label_button_;
     QPushButton* attach_button_;
     QCheckBox* auto_check_;
     QSpinBox* auto_seconds_;
