@@ -17,6 +17,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -103,7 +104,9 @@ class LiveSessionTest : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }  // never the user's data folder
     void startFailureIsOneSentence();
+    void defaultFolderWithoutSnapshotsIsRemoved();
     void connectsAndSnapshotsOneAtATime();
     void automaticSnapshotsNeverPileUp();
     void targetKilledMidSnapshot();
@@ -135,6 +138,21 @@ void LiveSessionTest::startFailureIsOneSentence() {
     // The default folder is a new timestamped one under the app's data folder.
     QVERIFY(LiveSession::defaultSessionDir().contains(QLatin1String("/sessions/")));
     QVERIFY(!QFileInfo::exists(LiveSession::defaultSessionDir()));
+}
+
+void LiveSessionTest::defaultFolderWithoutSnapshotsIsRemoved() {
+    LiveSession session;
+    QVERIFY(session.start());
+    const QString folder = session.sessionDir();
+    QVERIFY2(folder.contains(QLatin1String("/sessions/")), qPrintable(folder));
+    QVERIFY(QFileInfo(folder).isDir());
+    session.stop();
+    QVERIFY(!QFileInfo::exists(folder));
+    // A folder given by the caller stays, even empty.
+    QTemporaryDir dir;
+    QVERIFY(start(session, dir));
+    session.stop();
+    QVERIFY(QFileInfo(dir.filePath(QStringLiteral("session"))).isDir());
 }
 
 void LiveSessionTest::connectsAndSnapshotsOneAtATime() {

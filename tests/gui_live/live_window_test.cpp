@@ -102,6 +102,7 @@ private slots:
     void attachDialogAttachesARealProcess();
     void openSessionReopensSavedSnapshots();
     void commandLineOptions();
+    void whyAProcessCannotBeAttached();
 };
 
 void LiveWindowTest::emptyStateConnectStartsListening() {
@@ -291,6 +292,7 @@ void LiveWindowTest::attachDialogAttachesARealProcess() {
     int shown = 0;
     for (int i = 0; i < list->topLevelItemCount(); ++i) shown += list->topLevelItem(i)->isHidden() ? 0 : 1;
     QVERIFY(shown >= 1 && !row->isHidden());
+    QVERIFY(dialog->grab().save(testing::output_file("live-attach-dialog.png"), "PNG"));
     dialog->filterField()->setText(QStringLiteral("no-such-program-xyz"));
     QVERIFY(row->isHidden());
     dialog->filterField()->clear();
@@ -367,6 +369,15 @@ void LiveWindowTest::commandLineOptions() {
     QCommandLineParser plain_parser;
     const auto plain = parse_command_line(plain_parser, {QStringLiteral("refscope")}, &error);
     QVERIFY(plain && !plain->listen && plain->sessionDir.isEmpty());
+}
+
+void LiveWindowTest::whyAProcessCannotBeAttached() {
+    QVERIFY(AttachDialog::whyNotAttachable(true, QStringLiteral("me"), QStringLiteral("3.12")).isEmpty());
+    QVERIFY(AttachDialog::whyNotAttachable(true, QStringLiteral("me"), QString()).isEmpty());  // unknown: let attach tell
+    QCOMPARE(AttachDialog::whyNotAttachable(false, QStringLiteral("alice"), QStringLiteral("3.11")),
+             QStringLiteral("runs as alice: only alice or root can attach to it"));
+    QVERIFY(AttachDialog::whyNotAttachable(true, QStringLiteral("me"), QStringLiteral("3.8")).contains(QLatin1String("3.9 to 3.13")));
+    QVERIFY(AttachDialog::whyNotAttachable(true, QStringLiteral("me"), QStringLiteral("3.14")).contains(QLatin1String("3.9 to 3.13")));
 }
 
 int main(int argc, char** argv) {

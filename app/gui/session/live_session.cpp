@@ -1,6 +1,7 @@
 #include "session/live_session.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QPointer>
 #include <QStandardPaths>
@@ -145,7 +146,8 @@ bool LiveSession::start(const Options& options) {
     if (listener_) return true;
     error_.clear();
     live::ListenerOptions listen;
-    listen.session_dir = (options.sessionDir.isEmpty() ? defaultSessionDir() : options.sessionDir).toStdString();
+    default_dir_ = options.sessionDir.isEmpty();
+    listen.session_dir = (default_dir_ ? defaultSessionDir() : options.sessionDir).toStdString();
     listen.socket_dir = options.socketDir.toStdString();
     listen.tcp_port = options.tcpPort;
     if (options.handshakeTimeoutMs > 0) listen.handshake_timeout = std::chrono::milliseconds(options.handshakeTimeoutMs);
@@ -183,7 +185,15 @@ void LiveSession::stop() {
     auto_timer_->stop();
     listener_->stop();
     if (loop_.joinable()) loop_.join();
+    const QString folder = sessionDir();
     listener_.reset();
+    // A folder the session chose itself and that received no snapshot is
+    // not worth keeping (it would pile up under AppDataLocation/sessions).
+    // Only the index and the (then empty) folder are removed, nothing else.
+    if (default_dir_ && QDir(folder).entryList({QStringLiteral("*.rscope")}, QDir::Files).isEmpty()) {
+        QFile::remove(folder + QStringLiteral("/session.jsonl"));
+        QDir().rmdir(folder);
+    }
     events_.reset();
     // The loop's last events (ListenerStopped for each connection) are still
     // queued and are dropped as another run's: the end is reported here.

@@ -95,7 +95,8 @@ public:
     bool start(const Options& options);
     bool start();  // with the default Options
     // Stops the loop, joins its thread, closes every connection (partial
-    // snapshots are discarded), removes the socket and token. Idempotent.
+    // snapshots are discarded), removes the socket and token. A default
+    // session folder that received no snapshot is removed. Idempotent.
     void stop();
     bool isListening() const { return listener_ != nullptr; }
     QString errorString() const { return error_; }
@@ -169,7 +170,8 @@ private:
     std::unique_ptr<Events> events_;
     std::unique_ptr<live::Listener> listener_;
     std::thread loop_;
-    uint64_t run_ = 0;   // start()/stop() cycles: events carry the run they belong to
+    uint64_t run_ = 0;
+    bool default_dir_ = false;   // the session folder is defaultSessionDir(), not the caller's   // start()/stop() cycles: events carry the run they belong to
     QString error_;
     std::vector<LiveProcess> processes_;
     QTimer* auto_timer_;

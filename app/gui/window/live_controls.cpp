@@ -76,7 +76,12 @@ LiveControls::LiveControls(MainWindow* window)
     updateActions();
 }
 
-LiveControls::~LiveControls() = default;
+LiveControls::~LiveControls() {
+    // The window is going: stop and join the loop without telling anyone
+    // (the panel and the window's widgets are being destroyed too).
+    session_->blockSignals(true);
+    session_->stop();
+}
 
 void LiveControls::buildActions() {
     start_action_ = new QAction(tr("&Start Listening"), this);
