@@ -6,11 +6,9 @@
 // attaching through `python -m refscope attach`, and every way an attach can
 // fail with one clear sentence.
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cstring>
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -67,27 +65,6 @@ QString write_script(const QTemporaryDir& dir, const char* name, const QByteArra
     file.close();
     file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     return path;
-}
-
-// A client that connects to the Unix socket and sends an HTTP request.
-int garbage_client(const QString& address) {
-    const QByteArray path = address.mid(int(qstrlen("unix:"))).toLocal8Bit();
-    sockaddr_un where{};
-    where.sun_family = AF_UNIX;
-    if (size_t(path.size()) >= sizeof where.sun_path) return -1;
-    std::memcpy(where.sun_path, path.constData(), size_t(path.size()));
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    if (::connect(fd, reinterpret_cast<const sockaddr*>(&where), sizeof where) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    const char request[] = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
-    if (::send(fd, request, sizeof request - 1, MSG_NOSIGNAL) < 0) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
 }
 
 AttachJob::Outcome run_attach(int64_t pid, const QString& address, const QString& token_file, int ms = 60'000) {
@@ -317,7 +294,7 @@ void LiveSessionTest::garbageAndWrongTokenBesideAGoodConnection() {
     QSignalSpy refused(&session, &LiveSession::refused);
     QSignalSpy log(&session, &LiveSession::logLine);
     // Garbage on the socket.
-    const int garbage = garbage_client(session.address());
+    const int garbage = testing::garbage_client(session.address());
     QVERIFY(garbage >= 0);
     const auto close_garbage = qScopeGuard([garbage] { ::close(garbage); });
     // A probe with a wrong token.

@@ -1,6 +1,11 @@
 #include "live_test_support.h"
 
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
 
 #include <QDeadlineTimer>
 #include <QFile>
@@ -64,5 +69,25 @@ void kill9_and_wait(qint64 pid) {
 }
 
 void PythonTarget::kill9() { kill9_and_wait(pid()); }
+
+int garbage_client(const QString& address) {
+    const QByteArray path = address.mid(int(qstrlen("unix:"))).toLocal8Bit();
+    sockaddr_un where{};
+    where.sun_family = AF_UNIX;
+    if (size_t(path.size()) >= sizeof where.sun_path) return -1;
+    std::memcpy(where.sun_path, path.constData(), size_t(path.size()));
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&where), sizeof where) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    const char request[] = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    if (::send(fd, request, sizeof request - 1, MSG_NOSIGNAL) < 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
 
 }  // namespace refscope::testing

@@ -47,6 +47,10 @@ private:
 
 // True once `pid` has exited (zombie or reaped).
 bool process_ended(qint64 pid);
+// A client that connects to the Unix socket of `address` ("unix:PATH") and
+// sends an HTTP request instead of the protocol; its fd (-1 if it could not).
+int garbage_client(const QString& address);
+
 // SIGKILL, then waits (without the event loop: any thread) until it ended.
 void kill9_and_wait(qint64 pid);
 

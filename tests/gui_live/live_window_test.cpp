@@ -8,6 +8,8 @@
 // good connection is served; the Attach dialog lists a running target and
 // attaches it through the real `python -m refscope attach`, or says why it
 // cannot; File ▸ Open Session reopens what was saved; the command line.
+#include <unistd.h>
+
 #include <atomic>
 
 #include <QAbstractItemModelTester>
@@ -256,11 +258,17 @@ void LiveWindowTest::badClientsAreLoggedGoodOneServed() {
     PythonTarget good(program("busy_target.py"), busy_arguments(), session->address(), session->tokenFile());
     QVERIFY2(wait_connected(window, good), qPrintable(good.output()));
     QSignalSpy refused(session, &LiveSession::refused);
+    const int garbage = testing::garbage_client(session->address());
+    QVERIFY(garbage >= 0);
+    const auto close_garbage = qScopeGuard([garbage] { ::close(garbage); });
     PythonTarget impostor(program("busy_target.py"), busy_arguments(), session->address(), {},
                           QStringLiteral("ffeeddccbbaa99887766554433221100"));
     QVERIFY(QTest::qWaitFor([&] { return !refused.isEmpty(); }, 20'000));
     auto* log = testing::find<QPlainTextEdit>(window, "liveLog");
     QVERIFY(QTest::qWaitFor([&] { return log->toPlainText().contains(QLatin1String("token")); }, 5000));
+    // The garbage is dropped with a warning too.
+    QVERIFY(QTest::qWaitFor([&] { return log->toPlainText().contains(QLatin1String("warning: dropped")); }, 10'000));
+    QVERIFY(log->toPlainText().contains(QLatin1String("warning: refused")));
     QCOMPARE(testing::find<QTableView>(window, "liveProcesses")->model()->rowCount(), 1);
     QVERIFY(snapshot_shown(window, 1));
     QCOMPARE(window.timeline()->current()->snapshot().header.pid, uint64_t(good.pid()));

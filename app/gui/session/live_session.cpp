@@ -95,13 +95,13 @@ public:
     }
     void on_snapshot_discarded(live::ConnectionId id, uint64_t request, const std::string& message) override {
         post([id, request, message = qs(message)](LiveSession& s) {
-            s.onRequestEnded(id, request, message, true);
+            s.onRequestEnded(id, request, message);
             emit s.snapshotDiscarded(id, message);
         });
     }
     void on_snapshot_failed(live::ConnectionId id, uint64_t request, const std::string& reason) override {
         post([id, request, reason = qs(reason)](LiveSession& s) {
-            s.onRequestEnded(id, request, QObject::tr("snapshot failed: %1").arg(reason), true);
+            s.onRequestEnded(id, request, QObject::tr("snapshot failed: %1").arg(reason));
             emit s.snapshotFailed(id, reason);
         });
     }
@@ -332,8 +332,7 @@ void LiveSession::onSaved(uint64_t connection, uint64_t request, const QString& 
     emit snapshotSaved(connection, path);
 }
 
-void LiveSession::onRequestEnded(uint64_t connection, uint64_t request, const QString& message, bool warning) {
-    Q_UNUSED(warning);
+void LiveSession::onRequestEnded(uint64_t connection, uint64_t request, const QString& message) {
     if (LiveProcess* p = find(connection)) {
         if (request == 0 || p->requestInFlight == request) p->requestInFlight = 0;
         p->lastMessage = message;

@@ -164,7 +164,7 @@ private:
     void requestAutomaticSnapshots();
     void onConnected(LiveProcess process);
     void onSaved(uint64_t connection, uint64_t request, const QString& path);
-    void onRequestEnded(uint64_t connection, uint64_t request, const QString& message, bool warning);
+    void onRequestEnded(uint64_t connection, uint64_t request, const QString& message);
     void onDisconnected(uint64_t connection, const QString& reason, bool processGone, const QString& message);
 
     std::unique_ptr<Events> events_;
