@@ -205,14 +205,25 @@ void LiveWindowTest::automaticSnapshotsOpenInTheWindow() {
     LiveSession* session = window.live()->session();
     PythonTarget target(program("busy_target.py"), busy_arguments(), session->address(), session->tokenFile());
     QVERIFY2(wait_connected(window, target), qPrintable(target.output()));
+    // At most 3 open: automatic snapshots must not pile up in memory.
+    window.live()->setOpenSnapshotLimit(3);
+    QSignalSpy saved(session, &LiveSession::snapshotSaved);
     testing::find<QSpinBox>(window, "autoSeconds")->setValue(1);
     testing::find<QCheckBox>(window, "autoSnapshots")->setChecked(true);
     QCOMPARE(session->automaticInterval(), 1);
-    QVERIFY(QTest::qWaitFor([&] { return window.timeline()->count() >= 2; }, 20'000));
+    QVERIFY(QTest::qWaitFor([&] { return saved.count() >= 5; }, 30'000));
     testing::find<QCheckBox>(window, "autoSnapshots")->setChecked(false);
     QCOMPARE(session->automaticInterval(), 0);
+    // A request still in flight is answered and opened too.
+    QVERIFY(QTest::qWaitFor([&] { return session->processes().front().requestInFlight == 0; }, 30'000));
+    QVERIFY(QTest::qWaitFor([&] { return window.timeline()->findByPath(saved.back().at(1).toString()) != nullptr; }, 30'000));
     QVERIFY(wait_settled(window));
-    QVERIFY(window.timeline()->baseline());
+    SnapshotTimeline* timeline = window.timeline();
+    QCOMPARE(timeline->count(), 3);
+    // The first stays as the baseline, the newest is shown; the files all stay.
+    QCOMPARE(QString::fromStdString(timeline->baseline()->path()), saved.front().at(1).toString());
+    QCOMPARE(QString::fromStdString(timeline->current()->path()), saved.back().at(1).toString());
+    for (const QList<QVariant>& s : saved) QVERIFY(QFileInfo(s.at(1).toString()).isFile());
     QVERIFY(window.comparisonJob()->result());
 }
 

@@ -222,6 +222,28 @@ void LiveControls::onCurrentChanged(const AnalysisPtr& analysis) {
     if (found == saved_.end()) return;
     const LiveProcess* p = session_->process(found->second);
     if (p && canonical(p->latestSnapshot) == path) applyMarkedBaseline(found->second);
+    closeOldSnapshots(found->second);
+}
+
+void LiveControls::closeOldSnapshots(uint64_t connection) {
+    SnapshotTimeline* timeline = window_->timeline();
+    std::vector<AnalysisPtr> open;
+    for (const AnalysisPtr& analysis : timeline->snapshots()) {
+        const auto found = saved_.find(canonical(QString::fromStdString(analysis->path())));
+        if (found != saved_.end() && found->second == connection) open.push_back(analysis);
+    }
+    // snapshots() is in timeline order: oldest first.
+    for (auto analysis = open.begin(); int(open.size()) > open_limit_ && analysis != open.end();) {
+        const AnalysisPtr candidate = *analysis;
+        if (candidate == timeline->current() || candidate == timeline->baseline() || candidate == timeline->middle()) {
+            ++analysis;
+            continue;
+        }
+        analysis = open.erase(analysis);
+        timeline->remove(candidate);
+        showStatus(tr("Closed %1 to keep memory bounded (it stays in the session folder)")
+                       .arg(QFileInfo(QString::fromStdString(candidate->path())).fileName()));
+    }
 }
 
 void LiveControls::showAttachDialog() {

@@ -42,6 +42,15 @@ public:
     // Where the next start() saves snapshots (empty: a new timestamped folder).
     void setSessionDir(const QString& dir) { session_dir_ = dir; }
 
+    // At most this many snapshots of one live process stay open in the
+    // window (each holds its whole analysis in memory; automatic snapshots
+    // would otherwise pile up without bound). When a new one opens, the
+    // oldest that is neither the baseline, the middle nor the current one is
+    // closed; its file stays in the session folder. At least 3.
+    static constexpr int kDefaultOpenSnapshotLimit = 6;
+    void setOpenSnapshotLimit(int limit) { open_limit_ = limit < 3 ? 3 : limit; }
+    int openSnapshotLimit() const { return open_limit_; }
+
     // Starts listening (if not yet) and shows the Connections dock. False
     // with the reason shown (status bar, log, and a message box unless
     // `quiet`) when the listener cannot start.
@@ -76,6 +85,7 @@ private:
     void onSnapshotSaved(uint64_t connection, const QString& path);
     void onCurrentChanged(const AnalysisPtr& analysis);
     void applyMarkedBaseline(uint64_t connection);
+    void closeOldSnapshots(uint64_t connection);
     void showStatus(const QString& text, int ms = 6000);
 
     MainWindow* window_;
@@ -85,6 +95,7 @@ private:
     QMenu* menu_ = nullptr;
     QPointer<AttachDialog> attach_dialog_;
     QString session_dir_;
+    int open_limit_ = kDefaultOpenSnapshotLimit;
     // Canonical path of each saved snapshot -> its connection.
     std::map<QString, uint64_t> saved_;
     // Connection -> canonical path of the snapshot marked as its baseline.
