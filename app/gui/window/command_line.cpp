@@ -32,7 +32,14 @@ std::optional<LaunchOptions> parse_command_line(QCommandLineParser& parser, cons
     const QCommandLineOption size(QStringLiteral("window-size"),
                                   QObject::tr("Window size, e.g. 1400x900 (default: as last time)."),
                                   QStringLiteral("WxH"));
-    parser.addOptions({select_top, print_path, screenshot, export_graph, quit, size});
+    const QCommandLineOption listen(QStringLiteral("listen"),
+                                    QObject::tr("Start listening for live Python processes at start-up "
+                                                "(Live ▸ Start Listening)."));
+    const QCommandLineOption session_dir(QStringLiteral("session-dir"),
+                                         QObject::tr("Save live snapshots in DIR (default: a new folder "
+                                                     "under the app's data folder, sessions/)."),
+                                         QStringLiteral("DIR"));
+    parser.addOptions({select_top, print_path, screenshot, export_graph, quit, size, listen, session_dir});
 
     if (!parser.parse(arguments)) {
         *error = parser.errorText();
@@ -45,6 +52,8 @@ std::optional<LaunchOptions> parse_command_line(QCommandLineParser& parser, cons
     options.screenshot = parser.value(screenshot);
     options.quitAfterScreenshot = parser.isSet(quit);
     options.exportGraph = parser.value(export_graph);
+    options.listen = parser.isSet(listen);
+    options.sessionDir = parser.value(session_dir);
     if (parser.isSet(size)) {
         static const QRegularExpression pattern(QStringLiteral("^(\\d{2,5})x(\\d{2,5})$"));
         const auto match = pattern.match(parser.value(size));

@@ -22,6 +22,8 @@ struct LaunchOptions {
     QString exportGraph;            // --export-graph FILE (.png/.svg/.pdf/.dot)
     bool quitAfterScreenshot = false;
     QSize windowSize;               // --window-size WxH; invalid = the saved geometry
+    bool listen = false;            // --listen: start listening for live processes at once
+    QString sessionDir;             // --session-dir DIR: where live snapshots are saved
 };
 
 // Declares the options on `parser` (with --help and --version) and reads

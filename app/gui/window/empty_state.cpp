@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 namespace refscope::app {
@@ -26,7 +27,9 @@ EmptyState::EmptyState(QWidget* parent) : QWidget(parent) {
         tr("Take a snapshot of a Python program with the refscope probe:<br>"
            "<code>python3 -m refscope run app.py --snapshot-at-exit heap.rscope</code><br>"
            "or from the program: <code>refscope.snapshot(\"heap.rscope\")</code>.<br>"
-           "Open several snapshots of one process to see what grew; drop files here to open them."),
+           "Open several snapshots of one process to see what grew; drop files here to open them.<br>"
+           "Or connect a running program: Live ▸ Start Listening, then run it with the command the "
+           "Connections panel copies, or attach to it (Live ▸ Attach to Process…)."),
         this);
     hint->setTextFormat(Qt::RichText);
     hint->setAlignment(Qt::AlignCenter);
@@ -37,6 +40,10 @@ EmptyState::EmptyState(QWidget* parent) : QWidget(parent) {
     open_button_->setObjectName(QStringLiteral("emptyStateOpen"));
     open_button_->setDefault(true);
     connect(open_button_, &QPushButton::clicked, this, &EmptyState::openRequested);
+
+    connect_button_ = new QPushButton(tr("&Connect a Process…"), this);
+    connect_button_->setObjectName(QStringLiteral("emptyStateConnect"));
+    connect(connect_button_, &QPushButton::clicked, this, &EmptyState::connectRequested);
 
     recent_list_ = new QListWidget(this);
     recent_list_->setObjectName(QStringLiteral("emptyStateRecent"));
@@ -54,7 +61,12 @@ EmptyState::EmptyState(QWidget* parent) : QWidget(parent) {
     layout->addSpacing(8);
     layout->addWidget(hint);
     layout->addSpacing(16);
-    layout->addWidget(open_button_, 0, Qt::AlignHCenter);
+    auto* buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    buttons->addWidget(open_button_);
+    buttons->addWidget(connect_button_);
+    buttons->addStretch(1);
+    layout->addLayout(buttons);
     layout->addSpacing(16);
     layout->addWidget(recent_list_, 1, Qt::AlignHCenter);
     layout->addStretch(3);

@@ -20,13 +20,17 @@ public:
     void setRecentFiles(const QStringList& files);
 
     QPushButton* openButton() const { return open_button_; }
+    QPushButton* connectButton() const { return connect_button_; }
 
 signals:
     void openRequested();
+    // "Connect a Process…": start listening and show the Connections panel.
+    void connectRequested();
     void openRecentRequested(const QString& path);
 
 private:
     QPushButton* open_button_;
+    QPushButton* connect_button_;
     QListWidget* recent_list_;
 };
 

@@ -11,7 +11,9 @@
 #include <QPixmap>
 
 #include "window/command_line.h"
+#include "window/live_controls.h"
 #include "window/main_window.h"
+#include "session/live_session.h"
 
 namespace {
 
@@ -57,6 +59,10 @@ int main(int argc, char** argv) {
     if (options->windowSize.isValid()) window.resize(options->windowSize);
     window.show();
     if (!options->files.isEmpty()) window.openFiles(options->files);
+    if (!options->sessionDir.isEmpty()) window.live()->setSessionDir(QFileInfo(options->sessionDir).absoluteFilePath());
+    if (options->listen && !window.live()->startListening(/*quiet=*/true)) {
+        std::fprintf(stderr, "refscope: %s\n", qPrintable(window.live()->session()->errorString()));
+    }
 
     const bool scripted = options->selectTopSuspect || !options->screenshot.isEmpty() ||
                           !options->exportGraph.isEmpty() || options->quitAfterScreenshot;

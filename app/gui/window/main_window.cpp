@@ -29,6 +29,7 @@
 #include "session/snapshot_loader.h"
 #include "session/snapshot_timeline.h"
 #include "window/empty_state.h"
+#include "window/live_controls.h"
 #include "window/recent_files.h"
 #include "window/snapshot_selector.h"
 #include "window/workspace.h"
@@ -79,6 +80,7 @@ MainWindow::MainWindow(QWidget* parent)
     timeline_bar->addWidget(selector_);
     addToolBar(Qt::TopToolBarArea, timeline_bar);
 
+    live_ = new LiveControls(this);
     buildActions();
     buildMenus();
     buildStatusBar();
@@ -152,6 +154,7 @@ void MainWindow::buildActions() {
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(open_action_);
+    file->addAction(live_->openSessionAction());
     recent_menu_ = file->addMenu(tr("Open &Recent"));
     recent_menu_->setObjectName(QStringLiteral("recentMenu"));
     connect(recent_menu_, &QMenu::aboutToShow, this, [this] { recent_->fillMenu(recent_menu_); });
@@ -195,6 +198,8 @@ void MainWindow::buildMenus() {
     snapshot->addAction(cancel_action_);
     addAction(previous);
     addAction(next);
+
+    menuBar()->addMenu(live_->menu());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     connect(help->addAction(tr("&About refscope")), &QAction::triggered, this, [this] {
@@ -249,6 +254,7 @@ void MainWindow::connectSession() {
     connect(recent_, &RecentFiles::openRequested, this, [this](const QString& path) { openFiles({path}); });
     connect(recent_, &RecentFiles::changed, this, [this] { empty_state_->setRecentFiles(recent_->files()); });
     connect(empty_state_, &EmptyState::openRequested, this, &MainWindow::openWithDialog);
+    connect(empty_state_, &EmptyState::connectRequested, this, [this] { live_->startListening(); });
     connect(empty_state_, &EmptyState::openRecentRequested, this, [this](const QString& path) { openFiles({path}); });
     connect(workspace_, &Workspace::objectSelected, this, &MainWindow::updateActions);
     connect(workspace_, &Workspace::message, this, [this](const QString& text) {
@@ -539,6 +545,7 @@ void MainWindow::saveSettings() const {
 void MainWindow::closeEvent(QCloseEvent* event) {
     saveSettings();
     loader_->cancel();
+    live_->stopListening();  // joins the listener's thread
     event->accept();
 }
 

@@ -31,6 +31,7 @@ class QToolButton;
 namespace refscope::app {
 
 class EmptyState;
+class LiveControls;
 class RecentFiles;
 class SnapshotLoader;
 class SnapshotSelector;
@@ -77,6 +78,8 @@ public:
     ComparisonJob* comparisonJob() const { return comparison_job_; }
     Workspace* workspace() const { return workspace_; }
     RecentFiles* recentFiles() const { return recent_; }
+    // The live connection: listener, Connections dock, Live menu (live_controls.h).
+    LiveControls* live() const { return live_; }
     // The text of the status bar's counts ("34,890 objects · ...").
     QString countsText() const;
     // The dialog listing unreadable files while it is shown, else null.
@@ -121,6 +124,7 @@ private:
     SnapshotTimeline* timeline_;
     ComparisonJob* comparison_job_;
     RecentFiles* recent_;
+    LiveControls* live_ = nullptr;
 
     QStackedWidget* pages_ = nullptr;
     EmptyState* empty_state_ = nullptr;

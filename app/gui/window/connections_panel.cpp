@@ -1,0 +1,184 @@
+#include "window/connections_panel.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTime>
+#include <QVBoxLayout>
+
+#include "session/live_process_model.h"
+#include "session/live_session.h"
+
+namespace refscope::app {
+
+ConnectionsPanel::ConnectionsPanel(LiveSession* session, QWidget* parent)
+    : QWidget(parent), session_(session), model_(new LiveProcessModel(session, this)) {
+    setObjectName(QStringLiteral("connectionsPanel"));
+
+    address_ = new QLabel(this);
+    address_->setObjectName(QStringLiteral("liveAddress"));
+    address_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    address_->setWordWrap(true);
+    listen_button_ = new QPushButton(this);
+    listen_button_->setObjectName(QStringLiteral("liveListen"));
+    connect(listen_button_, &QPushButton::clicked, this, [this] { emit listenRequested(!session_->isListening()); });
+    copy_button_ = new QPushButton(tr("Copy Commands"), this);
+    copy_button_->setObjectName(QStringLiteral("copyLiveCommands"));
+    copy_button_->setToolTip(tr("Copy the command lines that run a program connected to this app, or attach a running one"));
+    connect(copy_button_, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(commandsText()); });
+
+    table_ = new QTableView(this);
+    table_->setObjectName(QStringLiteral("liveProcesses"));
+    table_->setModel(model_);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setStretchLastSection(false);
+    table_->horizontalHeader()->setSectionResizeMode(LiveProcessModel::CommandLine, QHeaderView::Stretch);
+    table_->setWordWrap(false);
+
+    snapshot_button_ = new QPushButton(tr("Take Snapshot"), this);
+    snapshot_button_->setObjectName(QStringLiteral("takeSnapshot"));
+    connect(snapshot_button_, &QPushButton::clicked, this, [this] { emit takeSnapshotRequested(false); });
+    collect_button_ = new QPushButton(tr("Collect + Snapshot"), this);
+    collect_button_->setObjectName(QStringLiteral("collectSnapshot"));
+    collect_button_->setToolTip(tr("Run gc.collect() in the process first, then take the snapshot"));
+    connect(collect_button_, &QPushButton::clicked, this, [this] { emit takeSnapshotRequested(true); });
+    baseline_button_ = new QPushButton(tr("Mark as Baseline"), this);
+    baseline_button_->setObjectName(QStringLiteral("markBaseline"));
+    baseline_button_->setToolTip(tr("Compare the process's next snapshots with its latest one"));
+    connect(baseline_button_, &QPushButton::clicked, this, &ConnectionsPanel::markBaselineRequested);
+    label_button_ = new QPushButton(tr("Label…"), this);
+    label_button_->setObjectName(QStringLiteral("labelProcess"));
+    label_button_->setToolTip(tr("Name the process; its next snapshots carry the label"));
+    connect(label_button_, &QPushButton::clicked, this, [this] {
+        bool ok = false;
+        const QString label = QInputDialog::getText(this, tr("Label"), tr("Label for the next snapshots:"),
+                                                    QLineEdit::Normal, {}, &ok);
+        if (ok) setLabel(label);
+    });
+    attach_button_ = new QPushButton(tr("Attach to Process…"), this);
+    attach_button_->setObjectName(QStringLiteral("attachProcess"));
+    connect(attach_button_, &QPushButton::clicked, this, &ConnectionsPanel::attachRequested);
+
+    auto_check_ = new QCheckBox(tr("Every"), this);
+    auto_check_->setObjectName(QStringLiteral("autoSnapshots"));
+    auto_check_->setToolTip(tr("Take a snapshot of every connected process at this interval "
+                               "(a process still sending the last one is skipped)"));
+    auto_seconds_ = new QSpinBox(this);
+    auto_seconds_->setObjectName(QStringLiteral("autoSeconds"));
+    auto_seconds_->setRange(1, 24 * 3600);
+    auto_seconds_->setValue(60);
+    auto_seconds_->setSuffix(tr(" s"));
+    auto_collect_ = new QCheckBox(tr("collect first"), this);
+    auto_collect_->setObjectName(QStringLiteral("autoCollect"));
+    connect(auto_check_, &QCheckBox::toggled, this, &ConnectionsPanel::applyAutomatic);
+    connect(auto_seconds_, &QSpinBox::valueChanged, this, &ConnectionsPanel::applyAutomatic);
+    connect(auto_collect_, &QCheckBox::toggled, this, &ConnectionsPanel::applyAutomatic);
+
+    log_ = new QPlainTextEdit(this);
+    log_->setObjectName(QStringLiteral("liveLog"));
+    log_->setReadOnly(true);
+    log_->setMaximumBlockCount(2000);  // bounded: a long session logs a lot
+    log_->setLineWrapMode(QPlainTextEdit::NoWrap);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(address_, 1);
+    top->addWidget(copy_button_);
+    top->addWidget(listen_button_);
+    auto* commands = new QHBoxLayout;
+    commands->addWidget(snapshot_button_);
+    commands->addWidget(collect_button_);
+    commands->addWidget(baseline_button_);
+    commands->addWidget(label_button_);
+    commands->addSpacing(12);
+    commands->addWidget(auto_check_);
+    commands->addWidget(auto_seconds_);
+    commands->addWidget(auto_collect_);
+    commands->addStretch(1);
+    commands->addWidget(attach_button_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(table_, 3);
+    layout->addLayout(commands);
+    layout->addWidget(log_, 2);
+
+    connect(session_, &LiveSession::logLine, this, &ConnectionsPanel::appendLog);
+    connect(session_, &LiveSession::listeningChanged, this, &ConnectionsPanel::updateState);
+    connect(session_, &LiveSession::processAdded, this, &ConnectionsPanel::updateState);
+    connect(session_, &LiveSession::processChanged, this, &ConnectionsPanel::updateState);
+    connect(session_, &LiveSession::processesReset, this, &ConnectionsPanel::updateState);
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ConnectionsPanel::updateState);
+    updateState();
+}
+
+std::vector<uint64_t> ConnectionsPanel::targetConnections() const {
+    std::vector<uint64_t> ids;
+    for (const QModelIndex& row : table_->selectionModel()->selectedRows()) {
+        const uint64_t id = model_->connectionAt(row.row());
+        const LiveProcess* p = session_->process(id);
+        if (p && p->connected) ids.push_back(id);
+    }
+    return ids.empty() ? session_->connectedIds() : ids;
+}
+
+uint64_t ConnectionsPanel::chosenConnection() const {
+    const QModelIndexList rows = table_->selectionModel()->selectedRows();
+    if (!rows.isEmpty()) return model_->connectionAt(rows.front().row());
+    const auto& processes = session_->processes();
+    for (auto p = processes.rbegin(); p != processes.rend(); ++p) {
+        if (!p->latestSnapshot.isEmpty()) return p->connection;
+    }
+    return 0;
+}
+
+QString ConnectionsPanel::commandsText() const {
+    if (!session_->isListening()) return {};
+    return tr("# Run a program connected to refscope:\n%1\n# Connect a running Python process (replace PID):\n%2\n")
+        .arg(session_->runCommand(), session_->attachCommand());
+}
+
+void ConnectionsPanel::setLabel(const QString& label) {
+    for (const uint64_t id : targetConnections()) session_->setLabel(id, label);
+}
+
+void ConnectionsPanel::appendLog(const QString& line, bool warning) {
+    const QString time = QTime::currentTime().toString(QStringLiteral("HH:mm:ss"));
+    log_->appendPlainText(warning ? QStringLiteral("%1  warning: %2").arg(time, line) : QStringLiteral("%1  %2").arg(time, line));
+}
+
+void ConnectionsPanel::applyAutomatic() {
+    session_->setAutomaticSnapshots(auto_check_->isChecked() ? auto_seconds_->value() : 0, auto_collect_->isChecked());
+}
+
+void ConnectionsPanel::updateState() {
+    const bool listening = session_->isListening();
+    if (listening) {
+        address_->setText(tr("Listening on <code>%1</code> · token file <code>%2</code> · snapshots saved in <code>%3</code>")
+                              .arg(session_->address().toHtmlEscaped(), session_->tokenFile().toHtmlEscaped(),
+                                   session_->sessionDir().toHtmlEscaped()));
+    } else {
+        address_->setText(tr("Not listening. Start listening to let Python programs connect."));
+    }
+    listen_button_->setText(listening ? tr("Stop Listening") : tr("Start Listening"));
+    copy_button_->setEnabled(listening);
+    const bool any = !targetConnections().empty();
+    snapshot_button_->setEnabled(any);
+    collect_button_->setEnabled(any);
+    label_button_->setEnabled(any);
+    baseline_button_->setEnabled(chosenConnection() != 0);
+    attach_button_->setEnabled(true);
+    if (!listening && auto_check_->isChecked()) auto_check_->setChecked(false);
+}
+
+}  // namespace refscope::app

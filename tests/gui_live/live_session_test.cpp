@@ -1,0 +1,482 @@
+// The app's live session layer (app/gui/session: LiveSession,
+// LiveProcessModel, AttachJob, session_snapshot_files) against real sockets
+// and real Python processes running the probe: connecting, snapshots one at
+// a time, automatic snapshots that never pile up, a target killed in the
+// middle of a snapshot, garbage and wrong-token clients beside a good one,
+// attaching through `python -m refscope attach`, and every way an attach can
+// fail with one clear sentence.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "live_test_support.h"
+#include "session/attach_job.h"
+#include "session/live_process_model.h"
+#include "session/live_session.h"
+#include "session/session_folder_files.h"
+
+using namespace refscope;
+using namespace refscope::app;
+using refscope::testing::PythonTarget;
+using refscope::testing::program;
+
+namespace {
+
+#define REQUIRE_PROBE()                                                                                    \
+    do {                                                                                                   \
+        const ProbeLocation probe_ = testing::test_probe();                                                \
+        if (!probe_.usable()) QSKIP(qPrintable(QStringLiteral("no probe was built: ") + probe_.error));    \
+    } while (false)
+
+// Starts a session in `dir`/session; false (with a test failure) if it cannot.
+bool start(LiveSession& session, const QTemporaryDir& dir) {
+    LiveSession::Options options;
+    options.sessionDir = dir.filePath(QStringLiteral("session"));
+    if (!session.start(options)) {
+        qWarning("cannot start: %s", qPrintable(session.errorString()));
+        return false;
+    }
+    return true;
+}
+
+// A busy_target connected at start-up; waits until the session shows it.
+uint64_t connect_target(LiveSession& session, PythonTarget& target) {
+    const auto before = session.processes().size();
+    if (!QTest::qWaitFor([&] { return session.processes().size() > before; }, 20'000)) return 0;
+    const LiveProcess& p = session.processes().back();
+    return p.pid == target.pid() ? p.connection : 0;
+}
+
+QString write_script(const QTemporaryDir& dir, const char* name, const QByteArray& body) {
+    const QString path = dir.filePath(QLatin1String(name));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) return {};
+    file.write("#!/bin/sh\n" + body + "\n");
+    file.close();
+    file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    return path;
+}
+
+AttachJob::Outcome run_attach(int64_t pid, const QString& address, const QString& token_file, int ms = 60'000) {
+    AttachJob job;
+    QSignalSpy finished(&job, &AttachJob::finished);
+    if (!job.start(pid, address, token_file, QStringLiteral("test"))) return {};
+    if (!finished.wait(ms)) return {false, pid, QStringLiteral("test-timeout"), QStringLiteral("no outcome")};
+    return finished.front().front().value<AttachJob::Outcome>();
+}
+
+}  // namespace
+
+class LiveSessionTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }  // never the user's data folder
+    void startFailureIsOneSentence();
+    void defaultFolderWithoutSnapshotsIsRemoved();
+    void connectsAndSnapshotsOneAtATime();
+    void automaticSnapshotsNeverPileUp();
+    void targetKilledMidSnapshot();
+    void garbageAndWrongTokenBesideAGoodConnection();
+    void stopMarksProcessesGoneAndRestartClears();
+    void sessionFolderFilesInOrder();
+    void attachOutcomes();
+    void attachCancelKillsTheCommand();
+    void attachRealProcess();
+    void durationText();
+};
+
+void LiveSessionTest::startFailureIsOneSentence() {
+    QTemporaryDir dir;
+    QFile file(dir.filePath(QStringLiteral("not-a-folder")));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.close();
+    LiveSession session;
+    QSignalSpy listening(&session, &LiveSession::listeningChanged);
+    LiveSession::Options options;
+    options.sessionDir = file.fileName() + QStringLiteral("/session");
+    QVERIFY(!session.start(options));
+    QVERIFY(!session.isListening());
+    QVERIFY2(session.errorString().startsWith(QLatin1String("Cannot listen for processes: ")),
+             qPrintable(session.errorString()));
+    QVERIFY(!session.errorString().contains(QLatin1Char('\n')));
+    QCOMPARE(listening.count(), 0);
+    QVERIFY(session.address().isEmpty());
+    // The default folder is a new timestamped one under the app's data folder.
+    QVERIFY(LiveSession::defaultSessionDir().contains(QLatin1String("/sessions/")));
+    QVERIFY(!QFileInfo::exists(LiveSession::defaultSessionDir()));
+}
+
+void LiveSessionTest::defaultFolderWithoutSnapshotsIsRemoved() {
+    LiveSession session;
+    QVERIFY(session.start());
+    const QString folder = session.sessionDir();
+    QVERIFY2(folder.contains(QLatin1String("/sessions/")), qPrintable(folder));
+    QVERIFY(QFileInfo(folder).isDir());
+    session.stop();
+    QVERIFY(!QFileInfo::exists(folder));
+    // A folder given by the caller stays, even empty.
+    QTemporaryDir dir;
+    QVERIFY(start(session, dir));
+    session.stop();
+    QVERIFY(QFileInfo(dir.filePath(QStringLiteral("session"))).isDir());
+}
+
+void LiveSessionTest::connectsAndSnapshotsOneAtATime() {
+    REQUIRE_PROBE();
+    QTemporaryDir dir;
+    LiveSession session;
+    LiveProcessModel model(&session);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(start(session, dir));
+    QVERIFY(session.address().startsWith(QLatin1String("unix:")));
+    QVERIFY(QFileInfo(session.tokenFile()).isFile());
+    QVERIFY(session.runCommand().contains(QStringLiteral("REFSCOPE_CONNECT=") + session.address()));
+    QVERIFY(session.runCommand().contains(QStringLiteral("REFSCOPE_TOKEN_FILE=") + session.tokenFile()));
+    QVERIFY(session.attachCommand().contains(QStringLiteral("-m refscope attach PID --address ") + session.address()));
+
+    QSignalSpy connected(&session, &LiveSession::connected);
+    PythonTarget target(program("busy_target.py"), {QStringLiteral("--workers"), QStringLiteral("0")},
+                        session.address(), session.tokenFile());
+    const uint64_t id = connect_target(session, target);
+    QVERIFY2(id != 0, qPrintable(target.output()));
+    QCOMPARE(connected.count(), 1);
+    const LiveProcess* p = session.process(id);
+    QVERIFY(p->connected);
+    QVERIFY(!p->attached);
+    QVERIFY2(p->pythonVersion.startsWith(QLatin1String("3.")), qPrintable(p->pythonVersion));
+    QVERIFY(p->commandLine().contains(QLatin1String("busy_target.py")));
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(model.index(0, LiveProcessModel::Pid).data().toString(), QString::number(target.pid()));
+    QCOMPARE(model.index(0, LiveProcessModel::State).data().toString(), QStringLiteral("connected"));
+    QCOMPARE(model.index(0, 0).data(LiveProcessModel::ConnectionRole).toULongLong(), id);
+
+    QSignalSpy saved(&session, &LiveSession::snapshotSaved);
+    const uint64_t request = session.takeSnapshot(id, /*collect=*/true, QStringLiteral("first"));
+    QVERIFY(request != 0);
+    // One request in flight per process: the second is refused, not queued.
+    QCOMPARE(session.takeSnapshot(id, false), uint64_t{0});
+    QCOMPARE(session.takeSnapshotOfAll(false), 0);
+    QVERIFY(model.index(0, LiveProcessModel::State).data().toString().contains(QLatin1String("in progress")));
+    QVERIFY(saved.wait(30'000));
+    QCOMPARE(saved.front().at(0).toULongLong(), id);
+    const QString path = saved.front().at(1).toString();
+    QVERIFY2(QFileInfo(path).isFile(), qPrintable(path));
+    QVERIFY(path.startsWith(dir.filePath(QStringLiteral("session"))));
+    QCOMPARE(session.process(id)->snapshotsSaved, 1);
+    QCOMPARE(session.process(id)->latestSnapshot, path);
+    QCOMPARE(session.process(id)->requestInFlight, uint64_t{0});
+    QCOMPARE(model.index(0, LiveProcessModel::Snapshots).data().toString(), QStringLiteral("1"));
+    // Free again: the next request goes out.
+    QCOMPARE(session.takeSnapshotOfAll(false), 1);
+    QVERIFY(saved.wait(30'000));
+    QCOMPARE(session.process(id)->snapshotsSaved, 2);
+    QVERIFY(QFileInfo(dir.filePath(QStringLiteral("session/session.jsonl"))).isFile());
+}
+
+void LiveSessionTest::automaticSnapshotsNeverPileUp() {
+    REQUIRE_PROBE();
+    QTemporaryDir dir;
+    LiveSession session;
+    // The first snapshot is held in the loop for 2.5 s (a slow snapshot):
+    // the timer fires twice meanwhile and must not send more requests.
+    std::atomic<int> held{0};
+    session.setSnapshotStartedHook([&](uint64_t, int64_t) {
+        if (held.fetch_add(1) == 0) QThread::msleep(2500);
+    });
+    QVERIFY(start(session, dir));
+    PythonTarget target(program("busy_target.py"), {QStringLiteral("--workers"), QStringLiteral("0")},
+                        session.address(), session.tokenFile());
+    const uint64_t id = connect_target(session, target);
+    QVERIFY2(id != 0, qPrintable(target.output()));
+    QSignalSpy started(&session, &LiveSession::snapshotStarted);
+    QSignalSpy saved(&session, &LiveSession::snapshotSaved);
+    session.setAutomaticSnapshots(1);
+    QCOMPARE(session.automaticInterval(), 1);
+    QVERIFY(QTest::qWaitFor([&] { return session.process(id)->requestInFlight != 0; }, 5000));
+    const uint64_t first = session.process(id)->requestInFlight;
+    // Two more ticks while the first is held: still the same request.
+    QTest::qWait(2100);
+    // (The hold began after the request went out, so it still lasts.)
+    QVERIFY(saved.isEmpty());
+    QCOMPARE(session.process(id)->requestInFlight, first);
+    QVERIFY(QTest::qWaitFor([&] { return saved.count() >= 3; }, 20'000));
+    session.setAutomaticSnapshots(0);
+    // Every request was answered before the next went out: the requests
+    // the snapshots answer are consecutive, without a skipped one.
+    QVERIFY(started.count() >= 3);
+    for (int i = 1; i < started.count(); ++i) {
+        QCOMPARE(started.at(i).at(1).toULongLong(), started.at(i - 1).at(1).toULongLong() + 1);
+    }
+    QCOMPARE(started.front().at(1).toULongLong(), first);
+}
+
+void LiveSessionTest::targetKilledMidSnapshot() {
+    REQUIRE_PROBE();
+    QTemporaryDir dir;
+    LiveSession session;
+    // The second snapshot, once it starts arriving, finds its process killed:
+    // the loop is held in the callback (as SIGSTOP holds `refscope-cli
+    // listen` in tests/live) until the kernel has ended the process, so the
+    // stream is certainly cut (the heap's snapshot is far larger than a
+    // socket buffer).
+    std::atomic<qint64> kill_pid{0};
+    session.setSnapshotStartedHook([&](uint64_t, int64_t pid) {
+        if (kill_pid.load() != 0 && pid == kill_pid.load()) testing::kill9_and_wait(pid);
+    });
+    QVERIFY(start(session, dir));
+    PythonTarget target(program("busy_target.py"),
+                        {QStringLiteral("--workers"), QStringLiteral("0"), QStringLiteral("--heap"), QStringLiteral("40000")},
+                        session.address(), session.tokenFile());
+    const uint64_t id = connect_target(session, target);
+    QVERIFY2(id != 0, qPrintable(target.output()));
+    QSignalSpy saved(&session, &LiveSession::snapshotSaved);
+    QSignalSpy discarded(&session, &LiveSession::snapshotDiscarded);
+    QSignalSpy disconnected(&session, &LiveSession::disconnected);
+    QSignalSpy log(&session, &LiveSession::logLine);
+    QVERIFY(session.takeSnapshot(id, false) != 0);
+    QVERIFY(saved.wait(30'000));
+    const QString complete = saved.front().at(1).toString();
+
+    kill_pid = target.pid();
+    QVERIFY(session.takeSnapshot(id, false) != 0);
+    QVERIFY(QTest::qWaitFor([&] { return !disconnected.isEmpty(); }, 30'000));
+    QCOMPARE(saved.count(), 1);
+    QCOMPARE(discarded.count(), 1);
+    const QString message = discarded.front().at(1).toString();
+    QVERIFY2(message.contains(QLatin1String("went away in the middle")) && message.contains(QLatin1String("discarded")),
+             qPrintable(message));
+    QVERIFY(disconnected.front().at(2).toBool());  // the process is gone, not only the connection
+    const LiveProcess* p = session.process(id);
+    QVERIFY(!p->connected);
+    QVERIFY(p->processExited);
+    QCOMPARE(p->requestInFlight, uint64_t{0});
+    QCOMPARE(p->snapshotsSaved, 1);
+    bool logged = false;
+    for (const QList<QVariant>& line : log) {
+        if (line.at(0).toString().contains(QLatin1String("discarded")) && line.at(1).toBool()) logged = true;
+    }
+    QVERIFY(logged);
+    // The complete one is kept; nothing partial is left behind.
+    QVERIFY(QFileInfo(complete).isFile());
+    const QDir folder(dir.filePath(QStringLiteral("session")));
+    QCOMPARE(folder.entryList({QStringLiteral("*.partial")}, QDir::Files | QDir::Hidden).size(), 0);
+    QCOMPARE(folder.entryList({QStringLiteral("*.rscope")}, QDir::Files).size(), 1);
+    LiveProcessModel model(&session);
+    QVERIFY(model.index(0, LiveProcessModel::State).data().toString().startsWith(QLatin1String("gone")));
+    // A command for a gone process is refused.
+    QCOMPARE(session.takeSnapshot(id, false), uint64_t{0});
+}
+
+void LiveSessionTest::garbageAndWrongTokenBesideAGoodConnection() {
+    REQUIRE_PROBE();
+    QTemporaryDir dir;
+    LiveSession session;
+    LiveSession::Options options;
+    options.sessionDir = dir.filePath(QStringLiteral("session"));
+    options.handshakeTimeoutMs = 1000;
+    QVERIFY(session.start(options));
+    PythonTarget good(program("busy_target.py"), {QStringLiteral("--workers"), QStringLiteral("0")},
+                      session.address(), session.tokenFile());
+    const uint64_t id = connect_target(session, good);
+    QVERIFY2(id != 0, qPrintable(good.output()));
+
+    QSignalSpy refused(&session, &LiveSession::refused);
+    QSignalSpy log(&session, &LiveSession::logLine);
+    // Garbage on the socket.
+    const int garbage = testing::garbage_client(session.address());
+    QVERIFY(garbage >= 0);
+    const auto close_garbage = qScopeGuard([garbage] { ::close(garbage); });
+    // A probe with a wrong token.
+    PythonTarget impostor(program("busy_target.py"), {QStringLiteral("--workers"), QStringLiteral("0")},
+                          session.address(), {}, QStringLiteral("00112233445566778899aabbccddeeff"));
+    QVERIFY(QTest::qWaitFor([&] { return !refused.isEmpty(); }, 20'000));
+    bool token_refused = false;
+    for (const QList<QVariant>& r : refused) token_refused |= r.at(1).toString().contains(QLatin1String("token"));
+    QVERIFY2(token_refused, qPrintable(refused.front().at(1).toString()));
+    // The receiver hangs up on the garbage.
+    QVERIFY(QTest::qWaitFor([&] {
+        char byte;
+        return ::recv(garbage, &byte, 1, MSG_DONTWAIT) == 0;
+    }, 10'000));
+    int warnings = 0;
+    for (const QList<QVariant>& line : log) warnings += line.at(1).toBool() ? 1 : 0;
+    QVERIFY(warnings >= 2);
+    // Neither became a process, and the good one is still served.
+    QCOMPARE(session.processes().size(), size_t{1});
+    QSignalSpy saved(&session, &LiveSession::snapshotSaved);
+    QVERIFY(session.takeSnapshot(id, false) != 0);
+    QVERIFY(saved.wait(30'000));
+}
+
+void LiveSessionTest::stopMarksProcessesGoneAndRestartClears() {
+    REQUIRE_PROBE();
+    QTemporaryDir dir;
+    LiveSession session;
+    LiveProcessModel model(&session);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(start(session, dir));
+    const QString token_file = session.tokenFile();
+    PythonTarget target(program("busy_target.py"), {QStringLiteral("--workers"), QStringLiteral("0")},
+                        session.address(), session.tokenFile());
+    const uint64_t id = connect_target(session, target);
+    QVERIFY(id != 0);
+    QSignalSpy listening(&session, &LiveSession::listeningChanged);
+    session.stop();
+    QCOMPARE(listening.count(), 1);
+    QVERIFY(!session.isListening());
+    QVERIFY(!QFileInfo::exists(token_file));  // the private directory is gone
+    QVERIFY(!session.process(id)->connected);
+    QCOMPARE(session.process(id)->goneReason, QStringLiteral("listener stopped"));
+    QTest::qWait(100);  // the loop's queued last events are dropped, not applied twice
+    QCOMPARE(model.rowCount(), 1);
+    session.stop();  // idempotent
+    QVERIFY(start(session, dir));
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void LiveSessionTest::sessionFolderFilesInOrder() {
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY(session_snapshot_files(dir.filePath(QStringLiteral("missing")), &error).isEmpty());
+    QVERIFY(error.contains(QLatin1String("is not a folder")));
+    QVERIFY(session_snapshot_files(dir.path(), &error).isEmpty());
+    QVERIFY(error.contains(QLatin1String("holds no snapshot")));
+    const auto touch = [&](const QString& name) {
+        QFile f(dir.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+    };
+    touch(QStringLiteral("pid7-0002.rscope"));
+    touch(QStringLiteral("pid7-0001.rscope"));
+    touch(QStringLiteral("extra.rscope"));
+    touch(QStringLiteral(".pid7-0003.rscope.partial"));
+    QFile index(dir.filePath(QStringLiteral("session.jsonl")));
+    QVERIFY(index.open(QIODevice::WriteOnly));
+    index.write("{\"event\":\"connected\",\"pid\":7}\n"
+                "{\"event\":\"snapshot\",\"file\":\"pid7-0001.rscope\"}\n"
+                "{\"event\":\"snapshot\",\"file\":\"../escape.rscope\"}\n"
+                "{\"event\":\"snapshot\",\"file\":\"pid7-0002.rscope\"}\n"
+                "{\"event\":\"snapshot\",\"file\":\"gone.rscope\"}\n"
+                "{\"event\":\"snap");   // a crash cut the last line
+    index.close();
+    const QStringList files = session_snapshot_files(dir.path(), &error);
+    QCOMPARE(files, (QStringList{dir.filePath(QStringLiteral("pid7-0001.rscope")),
+                                 dir.filePath(QStringLiteral("pid7-0002.rscope")),
+                                 dir.filePath(QStringLiteral("extra.rscope"))}));
+}
+
+void LiveSessionTest::attachOutcomes() {
+    REQUIRE_PROBE();
+    QTemporaryDir dir;
+    LiveSession session;
+    QVERIFY(start(session, dir));
+    // A pid that does not exist: the attach command's own sentence.
+    const AttachJob::Outcome gone = run_attach(999'999'999, session.address(), session.tokenFile());
+    QVERIFY(!gone.ok);
+    QCOMPARE(gone.code, QStringLiteral("gone"));
+    QVERIFY2(gone.message.contains(QLatin1String("999999999")), qPrintable(gone.message));
+
+    const QByteArray python = qgetenv("REFSCOPE_PYTHON");
+    const QByteArray package = qgetenv("REFSCOPE_PYTHON_PACKAGE_DIR");
+    const auto restore = qScopeGuard([&] {
+        if (python.isNull()) qunsetenv("REFSCOPE_PYTHON"); else qputenv("REFSCOPE_PYTHON", python);
+        if (package.isNull()) qunsetenv("REFSCOPE_PYTHON_PACKAGE_DIR"); else qputenv("REFSCOPE_PYTHON_PACKAGE_DIR", package);
+    });
+    const ProbeLocation probe = testing::test_probe();
+    qputenv("REFSCOPE_PYTHON", probe.python.toLocal8Bit());
+    qputenv("REFSCOPE_PYTHON_PACKAGE_DIR", probe.packageDir.toLocal8Bit());
+
+    // No probe where the app looks: a clear error, no command run.
+    qputenv("REFSCOPE_PYTHON_PACKAGE_DIR", dir.filePath(QStringLiteral("nowhere")).toLocal8Bit());
+    const AttachJob::Outcome no_probe = run_attach(1, session.address(), session.tokenFile());
+    QCOMPARE(no_probe.code, QStringLiteral("no-probe-built"));
+    QVERIFY2(no_probe.message.contains(QLatin1String("no refscope probe in")), qPrintable(no_probe.message));
+    qputenv("REFSCOPE_PYTHON_PACKAGE_DIR", probe.packageDir.toLocal8Bit());
+
+    qputenv("REFSCOPE_PYTHON", dir.filePath(QStringLiteral("no-such-python")).toLocal8Bit());
+    const AttachJob::Outcome no_python = run_attach(1, session.address(), session.tokenFile());
+    QCOMPARE(no_python.code, QStringLiteral("no-probe-built"));
+    QVERIFY2(no_python.message.contains(QLatin1String("does not exist or cannot be run")), qPrintable(no_python.message));
+
+    // A command that crashes, and one that says nothing useful.
+    qputenv("REFSCOPE_PYTHON", write_script(dir, "crashing", "kill -SEGV $$").toLocal8Bit());
+    const AttachJob::Outcome crashed = run_attach(1, session.address(), session.tokenFile());
+    QCOMPARE(crashed.code, QStringLiteral("crashed"));
+    QVERIFY2(crashed.message.contains(QLatin1String("crashed")), qPrintable(crashed.message));
+    qputenv("REFSCOPE_PYTHON", write_script(dir, "mute", "echo 'Traceback: something broke' >&2; exit 1").toLocal8Bit());
+    const AttachJob::Outcome mute = run_attach(1, session.address(), session.tokenFile());
+    QCOMPARE(mute.code, QStringLiteral("no-outcome"));
+    QVERIFY2(mute.message.contains(QLatin1String("something broke")), qPrintable(mute.message));
+}
+
+void LiveSessionTest::attachCancelKillsTheCommand() {
+    REQUIRE_PROBE();
+    QTemporaryDir dir;
+    const QString pid_file = dir.filePath(QStringLiteral("pid"));
+    // Records its pid, then hangs as a stuck attach would.
+    const QString hanging = write_script(dir, "hanging", "echo $$ > '" + pid_file.toLocal8Bit() + "'; exec sleep 60");
+    const QByteArray python = qgetenv("REFSCOPE_PYTHON");
+    const QByteArray package = qgetenv("REFSCOPE_PYTHON_PACKAGE_DIR");
+    const auto restore = qScopeGuard([&] {
+        if (python.isNull()) qunsetenv("REFSCOPE_PYTHON"); else qputenv("REFSCOPE_PYTHON", python);
+        if (package.isNull()) qunsetenv("REFSCOPE_PYTHON_PACKAGE_DIR"); else qputenv("REFSCOPE_PYTHON_PACKAGE_DIR", package);
+    });
+    qputenv("REFSCOPE_PYTHON_PACKAGE_DIR", testing::test_probe().packageDir.toLocal8Bit());
+    qputenv("REFSCOPE_PYTHON", hanging.toLocal8Bit());
+    AttachJob job;
+    QSignalSpy finished(&job, &AttachJob::finished);
+    QVERIFY(job.start(1, QStringLiteral("unix:/nowhere"), QStringLiteral("/nowhere")));
+    QVERIFY(job.isRunning());
+    QVERIFY(!job.start(2, QStringLiteral("unix:/nowhere"), QStringLiteral("/nowhere")));  // one at a time
+    QVERIFY(QTest::qWaitFor([&] { return QFileInfo(pid_file).size() > 0; }, 10'000));
+    QFile f(pid_file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const qint64 pid = f.readAll().trimmed().toLongLong();
+    QVERIFY(pid > 0);
+    job.cancel();
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(finished.front().front().value<AttachJob::Outcome>().code, QStringLiteral("cancelled"));
+    QVERIFY(!job.isRunning());
+    QVERIFY(testing::process_ended(pid));
+}
+
+void LiveSessionTest::attachRealProcess() {
+    REQUIRE_PROBE();
+    QTemporaryDir dir;
+    LiveSession session;
+    QVERIFY(start(session, dir));
+    PythonTarget target(program("busy_target.py"), {QStringLiteral("--workers"), QStringLiteral("1"), QStringLiteral("--no-import")});
+    QVERIFY2(target.waitReady(), qPrintable(target.output()));
+    const AttachJob::Outcome outcome = run_attach(target.pid(), session.address(), session.tokenFile());
+    if (!outcome.ok && (outcome.code == QLatin1String("permission") || outcome.code.startsWith(QLatin1String("ptrace")) ||
+                        outcome.code == QLatin1String("traced") || outcome.code == QLatin1String("no-gdb"))) {
+        QSKIP(qPrintable(QStringLiteral("attach cannot work on this machine: ") + outcome.message));
+    }
+    QVERIFY2(outcome.ok, qPrintable(outcome.code + QStringLiteral(": ") + outcome.message));
+    QCOMPARE(outcome.pid, target.pid());
+    QVERIFY(QTest::qWaitFor([&] { return !session.processes().empty(); }, 10'000));
+    const LiveProcess& p = session.processes().front();
+    QCOMPARE(p.pid, target.pid());
+    QVERIFY(p.attached);
+    QCOMPARE(p.label, QStringLiteral("test"));
+}
+
+void LiveSessionTest::durationText() {
+    QCOMPARE(LiveProcessModel::durationText(7), QStringLiteral("0:07"));
+    QCOMPARE(LiveProcessModel::durationText(245), QStringLiteral("4:05"));
+    QCOMPARE(LiveProcessModel::durationText(3723), QStringLiteral("1:02:03"));
+    QCOMPARE(LiveProcessModel::durationText(-5), QStringLiteral("0:00"));
+}
+
+QTEST_GUILESS_MAIN(LiveSessionTest)
+#include "live_session_test.moc"
