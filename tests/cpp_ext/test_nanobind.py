@@ -77,6 +77,18 @@ class Recogniser(unittest.TestCase):
         self.assertEqual(facts["type"], "_nanobindfix.UndescribedWrapper")
         self.assertEqual(facts["refcount"] - explained(facts), 1)
 
+    def test_dead_pooled_instances_are_not_walked(self):
+        alive = _nanobindfix.Pooled()
+        dead = _nanobindfix.Pooled()
+        address, dead_cpp = id(dead), _nanobindfix.cpp_address(dead)
+        del dead  # parked in Pooled's pool, still in the instance map
+        _report, (parked, cpp, live) = walk(address, dead_cpp, id(alive))
+        self.assertIsNone(parked)
+        self.assertIsNone(cpp)
+        self.assertIsNotNone(live)
+        self.assertEqual(live["type"], "_nanobindfix.Pooled")
+        del alive
+
     def test_described_member_explains_the_reference(self):
         held = Payload()
         w = _nanobindfix.Wrapper()
