@@ -73,7 +73,7 @@ struct NanobindState {
 // and recognise_nanobind() refills it at the start of every walk.
 NanobindState g_state;
 
-// The bound type `tp` is, or derives from from Python; nullptr if none.
+// The bound type `tp` is or (a Python subclass) derives from; nullptr if none.
 PyTypeObject* bound_type_of(PyTypeObject* tp) {
     for (int depth = 0; tp != nullptr && depth < 256; tp = tp->tp_base, ++depth) {
         if (g_state.bound_types.count(tp) != 0) return tp;
