@@ -149,6 +149,7 @@ void DescribeSession::begin() {
     // The probe's recognisers first: a library's own callback, called after
     // them, can refine what they report (same nodes, more edges).
     recognise_pybind11(*this);
+    recognise_nanobind(*this);
     recognise_numpy(*this);
     recognise_numba(*this);
     read_registry();

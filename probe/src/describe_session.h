@@ -3,7 +3,7 @@
 //
 // At the start of a walk it reads the registry that libraries publish to
 // (a list in the interpreter's private dict), adds the probe's own
-// recognisers (pybind11, NumPy, Numba: recognise_*.cpp) and runs every heap
+// recognisers (pybind11, nanobind, NumPy, Numba: recognise_*.cpp) and runs every heap
 // callback. While the walk runs, HeapWalker::process() asks it to describe
 // each instance of a type that has describers.
 //
@@ -183,6 +183,7 @@ const refscope_describe_api* describe_api();
 // the running process and registers describers for what it can read safely;
 // where it cannot, it registers nothing.
 void recognise_pybind11(DescribeSession& session);
+void recognise_nanobind(DescribeSession& session);
 void recognise_numpy(DescribeSession& session);
 void recognise_numba(DescribeSession& session);
 

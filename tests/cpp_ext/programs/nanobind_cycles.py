@@ -1,0 +1,51 @@
+"""The nanobind page's leaks with nanobind types (fixtures/nanobindfix.cpp):
+each Wrapper cycle runs through a C++ member the collector cannot see; the
+TraversedWrapper ones (nb::type_slots tp_traverse/tp_clear) are collected.
+With argv[2] == "drop-module", makes no Wrapper cycles and drops the module
+instead, leaving DefaultWrapper's default argument cycle (type -> __init__
+-> default instance -> type) unreachable.
+Snapshot path: argv[1]. Prints one JSON line (see program_common.py)."""
+import gc
+import sys
+
+import _nanobindfix
+from program_common import finish
+
+
+def self_cycle(cls):
+    w = cls()
+    w.value = w
+
+
+def closure_cycle(cls):
+    w = cls()
+
+    def callback():
+        return w  # the closure's cell holds w
+    w.value = callback
+
+
+def globals_cycle(cls):
+    w = cls()
+    namespace = {"w": w}  # a plain function's globals hold w
+    exec("def callback():\n    return w\n", namespace)
+    w.value = namespace["callback"]
+
+
+def default_argument_cycle(cls):
+    w = cls()
+
+    def callback(arg=w):  # __defaults__ holds w
+        return arg
+    w.value = callback
+
+
+if sys.argv[2:] == ["drop-module"]:
+    del sys.modules["_nanobindfix"], _nanobindfix
+    gc.collect()
+else:
+    for make in (self_cycle, closure_cycle, globals_cycle, default_argument_cycle):
+        make(_nanobindfix.Wrapper)
+        make(_nanobindfix.TraversedWrapper)
+
+finish(sys.argv[1])
