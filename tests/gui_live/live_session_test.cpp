@@ -87,6 +87,7 @@ private slots:
     void connectsAndSnapshotsOneAtATime();
     void automaticSnapshotsNeverPileUp();
     void targetKilledMidSnapshot();
+    void unansweredRequestIsLoggedAndDisconnectGivesUp();
     void garbageAndWrongTokenBesideAGoodConnection();
     void stopMarksProcessesGoneAndRestartClears();
     void sessionFolderFilesInOrder();
@@ -219,6 +220,90 @@ void LiveSessionTest::automaticSnapshotsNeverPileUp() {
         QCOMPARE(started.at(i).at(1).toULongLong(), started.at(i - 1).at(1).toULongLong() + 1);
     }
     QCOMPARE(started.front().at(1).toULongLong(), first);
+}
+
+// A process whose main thread keeps the GIL inside a C call (here ctypes'
+// PyDLL, which does not release it) cannot be walked: the request is logged
+// as unanswered after noAnswerNoticeMs, is answered once the call returns,
+// and Disconnect gives up on it without harming the process.
+void LiveSessionTest::unansweredRequestIsLoggedAndDisconnectGivesUp() {
+    REQUIRE_PROBE();
+    QTemporaryDir dir;
+    const QString script = dir.filePath(QStringLiteral("gil_holder.py"));
+    {
+        QFile file(script);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("import ctypes, json, os, sys, time\n"
+                   "import refscope  # connects at start-up\n"
+                   "trigger = sys.argv[1]\n"
+                   "print(json.dumps({'event': 'ready', 'pid': os.getpid()}), flush=True)\n"
+                   "for round in range(2):\n"
+                   "    while not os.path.exists(trigger + str(round)):\n"
+                   "        time.sleep(0.01)\n"
+                   "    ctypes.PyDLL(None).usleep(3000000)  # 3 s in C with the GIL held\n"
+                   "    print(json.dumps({'event': 'released', 'round': round}), flush=True)\n"
+                   "while True:\n"
+                   "    time.sleep(0.05)\n");
+    }
+    const QString trigger = dir.filePath(QStringLiteral("hold-"));
+    const auto hold_gil = [&](int round) {
+        QFile file(trigger + QString::number(round));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.close();
+        QTest::qWait(300);  // the target polls every 10 ms: it is inside usleep now
+    };
+
+    LiveSession session;
+    LiveSession::Options options;
+    options.sessionDir = dir.filePath(QStringLiteral("session"));
+    options.noAnswerNoticeMs = 600;
+    QVERIFY(session.start(options));
+    PythonTarget target(script, {trigger}, session.address(), session.tokenFile());
+    const uint64_t id = connect_target(session, target);
+    QVERIFY2(id != 0, qPrintable(target.output()));
+    QSignalSpy log(&session, &LiveSession::logLine);
+    QSignalSpy saved(&session, &LiveSession::snapshotSaved);
+    const auto unanswered_notices = [&] {
+        int n = 0;
+        for (const QList<QVariant>& line : log) {
+            if (line.at(0).toString().contains(QLatin1String("has not begun to answer")) && line.at(1).toBool()) ++n;
+        }
+        return n;
+    };
+
+    // Answered late: logged once, still in flight, then saved.
+    hold_gil(0);
+    const uint64_t request = session.takeSnapshot(id, false);
+    QVERIFY(request != 0);
+    QVERIFY(QTest::qWaitFor([&] { return unanswered_notices() == 1; }, 2500));
+    QVERIFY2(saved.isEmpty(), "the snapshot came while the GIL was held");
+    QCOMPARE(session.process(id)->requestInFlight, request);
+    QVERIFY2(session.process(id)->lastMessage.contains(QLatin1String("no answer")),
+             qPrintable(session.process(id)->lastMessage));
+    QVERIFY(saved.wait(20'000));
+    QCOMPARE(session.process(id)->requestInFlight, uint64_t{0});
+    QCOMPARE(unanswered_notices(), 1);
+
+    // A snapshot that starts in time is not reported, however long it takes.
+    QVERIFY(session.takeSnapshot(id, false) != 0);
+    QVERIFY(saved.wait(20'000));
+    QTest::qWait(800);
+    QCOMPARE(unanswered_notices(), 1);
+
+    // Given up: Disconnect ends the request; the process keeps running.
+    hold_gil(1);
+    QVERIFY(session.takeSnapshot(id, false) != 0);
+    QVERIFY(QTest::qWaitFor([&] { return unanswered_notices() == 2; }, 2500));
+    QSignalSpy disconnected(&session, &LiveSession::disconnected);
+    session.disconnectProcess(id);
+    QVERIFY(disconnected.wait(5000));
+    QCOMPARE(disconnected.front().at(0).toULongLong(), id);
+    QVERIFY(!session.process(id)->connected);
+    QCOMPARE(session.process(id)->requestInFlight, uint64_t{0});
+    QVERIFY(QTest::qWaitFor([&] { return target.output().contains(QLatin1String("\"round\": 1")); }, 10'000));
+    QTest::qWait(300);
+    QVERIFY2(!testing::process_ended(target.pid()), qPrintable(target.output()));
+    QCOMPARE(saved.count(), 2);
 }
 
 void LiveSessionTest::targetKilledMidSnapshot() {

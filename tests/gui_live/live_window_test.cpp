@@ -194,6 +194,18 @@ void LiveWindowTest::snapshotsJoinTheTimelineAndCompare() {
     const QString picture = testing::output_file("live-window.png");
     QVERIFY(window.grab().save(picture, "PNG"));
     qInfo("screenshot: %s", qPrintable(picture));
+
+    // Disconnect acts only on a chosen process: the process keeps running,
+    // shown disconnected; its snapshots stay open.
+    QVERIFY(!button(window, "disconnectProcess")->isEnabled());
+    table->selectRow(0);
+    QVERIFY(button(window, "disconnectProcess")->isEnabled());
+    button(window, "disconnectProcess")->click();
+    QVERIFY(QTest::qWaitFor([&] { return !session->process(session->processes().front().connection)->connected; }, 5000));
+    QVERIFY(!button(window, "disconnectProcess")->isEnabled());
+    QVERIFY(!button(window, "takeSnapshot")->isEnabled());
+    QVERIFY(!testing::process_ended(target.pid()));
+    QCOMPARE(timeline->count(), 3);
 }
 
 void LiveWindowTest::automaticSnapshotsOpenInTheWindow() {

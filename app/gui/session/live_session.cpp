@@ -82,6 +82,7 @@ public:
         if (hook_) hook_(id);
         post([id, request](LiveSession& s) {
             if (LiveProcess* p = s.find(id)) {
+                if (p->requestInFlight == request) p->receiving = true;
                 p->lastMessage = QObject::tr("receiving a snapshot…");
                 s.changed(id);
             }
@@ -152,6 +153,7 @@ bool LiveSession::start(const Options& options) {
     listen.tcp_port = options.tcpPort;
     if (options.handshakeTimeoutMs > 0) listen.handshake_timeout = std::chrono::milliseconds(options.handshakeTimeoutMs);
     if (options.stallTimeoutMs > 0) listen.stall_timeout = std::chrono::milliseconds(options.stallTimeoutMs);
+    no_answer_notice_ms_ = options.noAnswerNoticeMs > 0 ? options.noAnswerNoticeMs : 30'000;
     auto events = std::make_unique<Events>(this, run_);
     if (started_hook_) {
         // The hook wants the pid; the loop thread learns it from connections().
@@ -203,6 +205,7 @@ void LiveSession::stop() {
         if (!p.connected) continue;
         p.connected = false;
         p.requestInFlight = 0;
+        p.receiving = false;
         p.goneAt = QDateTime::currentDateTime();
         p.goneReason = reason;
         p.lastMessage = tr("the app stopped listening");
@@ -268,10 +271,28 @@ void LiveSession::changed(uint64_t connection) {
 uint64_t LiveSession::takeSnapshot(uint64_t connection, bool collect, const QString& label) {
     LiveProcess* p = find(connection);
     if (!listener_ || !p || !p->connected || p->requestInFlight != 0) return 0;
-    p->requestInFlight = listener_->request_snapshot(connection, collect, label.toStdString());
+    const uint64_t request = listener_->request_snapshot(connection, collect, label.toStdString());
+    p->requestInFlight = request;
+    p->receiving = false;
     p->lastMessage = collect ? tr("collect + snapshot requested") : tr("snapshot requested");
     changed(connection);
-    return p->requestInFlight;
+    QTimer::singleShot(no_answer_notice_ms_, this,
+                       [this, connection, request, run = run_] { noticeNoAnswer(connection, request, run); });
+    return request;
+}
+
+void LiveSession::noticeNoAnswer(uint64_t connection, uint64_t request, uint64_t run) {
+    LiveProcess* p = find(connection);
+    if (run != run_ || !p || !p->connected || p->requestInFlight != request || p->receiving) return;
+    const int seconds = (no_answer_notice_ms_ + 999) / 1000;
+    p->lastMessage = tr("no answer for %1 s: waiting for the GIL").arg(seconds);
+    changed(connection);
+    emit logLine(tr("pid %1 has not begun to answer the snapshot request for %2 s. The walk needs the GIL: "
+                    "a process inside a long C call (a blocking read, a lock, native code that keeps the GIL) "
+                    "answers once it runs Python again. Disconnect it to give up.")
+                     .arg(p->pid)
+                     .arg(seconds),
+                 true);
 }
 
 int LiveSession::takeSnapshotOfAll(bool collect, const QString& label) {
@@ -322,7 +343,10 @@ void LiveSession::onConnected(LiveProcess process) {
 
 void LiveSession::onSaved(uint64_t connection, uint64_t request, const QString& path) {
     if (LiveProcess* p = find(connection)) {
-        if (request != 0 && p->requestInFlight == request) p->requestInFlight = 0;
+        if (request != 0 && p->requestInFlight == request) {
+            p->requestInFlight = 0;
+            p->receiving = false;
+        }
         ++p->snapshotsSaved;
         p->latestSnapshot = path;
         p->lastMessage = tr("saved %1").arg(QFileInfo(path).fileName());
@@ -334,7 +358,10 @@ void LiveSession::onSaved(uint64_t connection, uint64_t request, const QString& 
 
 void LiveSession::onRequestEnded(uint64_t connection, uint64_t request, const QString& message) {
     if (LiveProcess* p = find(connection)) {
-        if (request == 0 || p->requestInFlight == request) p->requestInFlight = 0;
+        if (request == 0 || p->requestInFlight == request) {
+            p->requestInFlight = 0;
+            p->receiving = false;
+        }
         p->lastMessage = message;
         changed(connection);
     }
@@ -346,6 +373,7 @@ void LiveSession::onDisconnected(uint64_t connection, const QString& reason, boo
         p->connected = false;
         p->processExited = processGone;
         p->requestInFlight = 0;
+        p->receiving = false;
         p->goneAt = QDateTime::currentDateTime();
         p->goneReason = reason;
         p->lastMessage = message.isEmpty() ? reason : message;

@@ -16,7 +16,11 @@
 // that happened. Commands go to one process or to all; a process has at most
 // one snapshot request in flight — a command for a process that is still
 // answering the last one is refused (and automatic snapshots skip it)
-// rather than queued behind a slow snapshot.
+// rather than queued behind a slow snapshot. A request that no snapshot has
+// begun to answer after a while (noAnswerNoticeMs) is logged with the
+// likely reason: the walk needs the GIL, and a process stuck in a long C
+// call never lets it go. It stays in flight (the probe answers once the
+// process runs Python again); disconnecting gives up on it.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +61,7 @@ struct LiveProcess {
     QString latestSnapshot;           // path of the last saved snapshot
     QString lastMessage;              // the last thing that happened, for the table
     uint64_t requestInFlight = 0;     // 0: none
+    bool receiving = false;           // a snapshot answering requestInFlight is arriving
 
     // "python3 app.py --port 80" (argv joined), or the executable.
     QString commandLine() const;
@@ -76,6 +81,9 @@ public:
         // Handshake and stall limits (tests shorten them); 0 = the listener's default.
         int handshakeTimeoutMs = 0;
         int stallTimeoutMs = 0;
+        // A request no snapshot has begun to answer after this long is
+        // logged as unanswered (tests shorten it); 0 = 30 s.
+        int noAnswerNoticeMs = 0;
     };
 
     explicit LiveSession(QObject* parent = nullptr);
@@ -162,6 +170,7 @@ private:
     LiveProcess* find(uint64_t connection);
     void changed(uint64_t connection);
     void requestAutomaticSnapshots();
+    void noticeNoAnswer(uint64_t connection, uint64_t request, uint64_t run);
     void onConnected(LiveProcess process);
     void onSaved(uint64_t connection, uint64_t request, const QString& path);
     void onRequestEnded(uint64_t connection, uint64_t request, const QString& message);
@@ -170,8 +179,9 @@ private:
     std::unique_ptr<Events> events_;
     std::unique_ptr<live::Listener> listener_;
     std::thread loop_;
-    uint64_t run_ = 0;
-    bool default_dir_ = false;   // the session folder is defaultSessionDir(), not the caller's   // start()/stop() cycles: events carry the run they belong to
+    uint64_t run_ = 0;           // start()/stop() cycles: events carry the run they belong to
+    bool default_dir_ = false;   // the session folder is defaultSessionDir(), not the caller's
+    int no_answer_notice_ms_ = 30'000;
     QString error_;
     std::vector<LiveProcess> processes_;
     QTimer* auto_timer_;

@@ -67,6 +67,13 @@ ConnectionsPanel::ConnectionsPanel(LiveSession* session, QWidget* parent)
                                                     QLineEdit::Normal, {}, &ok);
         if (ok) setLabel(label);
     });
+    disconnect_button_ = new QPushButton(tr("Disconnect"), this);
+    disconnect_button_->setObjectName(QStringLiteral("disconnectProcess"));
+    disconnect_button_->setToolTip(tr("Close the connection to the selected processes (they keep running; "
+                                      "a snapshot they are sending is discarded)"));
+    connect(disconnect_button_, &QPushButton::clicked, this, [this] {
+        for (const uint64_t id : selectedConnections()) session_->disconnectProcess(id);
+    });
     attach_button_ = new QPushButton(tr("Attach to Process…"), this);
     attach_button_->setObjectName(QStringLiteral("attachProcess"));
     connect(attach_button_, &QPushButton::clicked, this, &ConnectionsPanel::attachRequested);
@@ -101,6 +108,7 @@ ConnectionsPanel::ConnectionsPanel(LiveSession* session, QWidget* parent)
     commands->addWidget(collect_button_);
     commands->addWidget(baseline_button_);
     commands->addWidget(label_button_);
+    commands->addWidget(disconnect_button_);
     commands->addSpacing(12);
     commands->addWidget(auto_check_);
     commands->addWidget(auto_seconds_);
@@ -122,13 +130,18 @@ ConnectionsPanel::ConnectionsPanel(LiveSession* session, QWidget* parent)
     updateState();
 }
 
-std::vector<uint64_t> ConnectionsPanel::targetConnections() const {
+std::vector<uint64_t> ConnectionsPanel::selectedConnections() const {
     std::vector<uint64_t> ids;
     for (const QModelIndex& row : table_->selectionModel()->selectedRows()) {
         const uint64_t id = model_->connectionAt(row.row());
         const LiveProcess* p = session_->process(id);
         if (p && p->connected) ids.push_back(id);
     }
+    return ids;
+}
+
+std::vector<uint64_t> ConnectionsPanel::targetConnections() const {
+    std::vector<uint64_t> ids = selectedConnections();
     return ids.empty() ? session_->connectedIds() : ids;
 }
 
@@ -176,6 +189,8 @@ void ConnectionsPanel::updateState() {
     snapshot_button_->setEnabled(any);
     collect_button_->setEnabled(any);
     label_button_->setEnabled(any);
+    // Never "all" by default: only the processes chosen in the table.
+    disconnect_button_->setEnabled(!selectedConnections().empty());
     baseline_button_->setEnabled(chosenConnection() != 0);
     attach_button_->setEnabled(true);
     if (!listening && auto_check_->isChecked()) auto_check_->setChecked(false);

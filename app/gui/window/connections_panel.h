@@ -2,10 +2,11 @@
 // LiveSession: where the app listens (and a button that copies ready-made
 // command lines to connect or attach a program), the processes (pid, command
 // line, Python, uptime, state, snapshots), the commands — Take snapshot,
-// Collect + snapshot, Mark as baseline, Label…, automatic snapshots every
-// N s, Attach to process… — and a log of connections, refusals, discards and
-// drops. Commands act on the selected processes, or on every connected one
-// when none is selected.
+// Collect + snapshot, Mark as baseline, Label…, Disconnect, automatic
+// snapshots every N s, Attach to process… — and a log of connections,
+// refusals, discards and drops. Commands act on the selected processes, or
+// on every connected one when none is selected; Disconnect only on the
+// selected ones.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,8 @@ public:
 
     // Selected processes that are connected, else every connected one.
     std::vector<uint64_t> targetConnections() const;
+    // Only the selected processes that are connected (Disconnect's targets).
+    std::vector<uint64_t> selectedConnections() const;
     // The selected process (connected or not), else the only or the last one
     // that has a snapshot; 0 if none.
     uint64_t chosenConnection() const;
@@ -69,6 +72,7 @@ private:
     QPushButton* collect_button_;
     QPushButton* baseline_button_;
     QPushButton* label_button_;
+    QPushButton* disconnect_button_;
     QPushButton* attach_button_;
     QCheckBox* auto_check_;
     QSpinBox* auto_seconds_;
