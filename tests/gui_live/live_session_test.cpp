@@ -6,12 +6,14 @@
 // attaching through `python -m refscope attach`, and every way an attach can
 // fail with one clear sentence.
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 
 #include <QAbstractItemModelTester>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
@@ -91,6 +93,7 @@ private slots:
     void garbageAndWrongTokenBesideAGoodConnection();
     void stopMarksProcessesGoneAndRestartClears();
     void sessionFolderFilesInOrder();
+    void snapshotSavedJustBeforeStopIsReported();
     void attachOutcomes();
     void attachCancelKillsTheCommand();
     void attachRealProcess();
@@ -417,17 +420,30 @@ void LiveSessionTest::stopMarksProcessesGoneAndRestartClears() {
     const uint64_t id = connect_target(session, target);
     QVERIFY(id != 0);
     QSignalSpy listening(&session, &LiveSession::listeningChanged);
+    QSignalSpy disconnected(&session, &LiveSession::disconnected);
     session.stop();
     QCOMPARE(listening.count(), 1);
+    QCOMPARE(disconnected.count(), 1);  // the end of the connection, reported once
     QVERIFY(!session.isListening());
     QVERIFY(!QFileInfo::exists(token_file));  // the private directory is gone
     QVERIFY(!session.process(id)->connected);
     QCOMPARE(session.process(id)->goneReason, QStringLiteral("listener stopped"));
-    QTest::qWait(100);  // the loop's queued last events are dropped, not applied twice
+    QTest::qWait(100);  // nothing of the stopped run arrives later
+    QCOMPARE(disconnected.count(), 1);
     QCOMPARE(model.rowCount(), 1);
     session.stop();  // idempotent
+    QCOMPARE(disconnected.count(), 1);
     QVERIFY(start(session, dir));
     QCOMPARE(model.rowCount(), 0);
+    // A new run numbers its connections from 1 again: a process that
+    // connects now is a new record, not the old one's.
+    PythonTarget second(program("busy_target.py"), {QStringLiteral("--workers"), QStringLiteral("0")},
+                        session.address(), session.tokenFile());
+    const uint64_t second_id = connect_target(session, second);
+    QVERIFY(second_id != 0);
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(session.process(second_id)->pid, int64_t(second.pid()));
+    QVERIFY(session.process(second_id)->connected);
 }
 
 void LiveSessionTest::sessionFolderFilesInOrder() {
@@ -458,6 +474,42 @@ void LiveSessionTest::sessionFolderFilesInOrder() {
     QCOMPARE(files, (QStringList{dir.filePath(QStringLiteral("pid7-0001.rscope")),
                                  dir.filePath(QStringLiteral("pid7-0002.rscope")),
                                  dir.filePath(QStringLiteral("extra.rscope"))}));
+
+    // An index that is not a regular file (a FIFO would block the open
+    // forever) is not read; the snapshots are still found by name.
+    QVERIFY(QFile::remove(dir.filePath(QStringLiteral("session.jsonl"))));
+    QCOMPARE(::mkfifo(QFile::encodeName(dir.filePath(QStringLiteral("session.jsonl"))).constData(), 0600), 0);
+    QCOMPARE(session_snapshot_files(dir.path(), &error),
+             (QStringList{dir.filePath(QStringLiteral("extra.rscope")), dir.filePath(QStringLiteral("pid7-0001.rscope")),
+                          dir.filePath(QStringLiteral("pid7-0002.rscope"))}));
+}
+
+// A snapshot saved a moment before stop() (its event still queued for the
+// GUI thread) is reported, not dropped with the run.
+void LiveSessionTest::snapshotSavedJustBeforeStopIsReported() {
+    REQUIRE_PROBE();
+    QTemporaryDir dir;
+    LiveSession session;
+    QVERIFY(start(session, dir));
+    PythonTarget target(program("busy_target.py"), {QStringLiteral("--workers"), QStringLiteral("0")},
+                        session.address(), session.tokenFile());
+    const uint64_t id = connect_target(session, target);
+    QVERIFY2(id != 0, qPrintable(target.output()));
+    QSignalSpy saved(&session, &LiveSession::snapshotSaved);
+    QVERIFY(session.takeSnapshot(id, false) != 0);
+    // Without running the event loop: wait for the file itself, then stop.
+    const QDir folder(dir.filePath(QStringLiteral("session")));
+    QElapsedTimer clock;
+    clock.start();
+    while (folder.entryList({QStringLiteral("*.rscope")}, QDir::Files).isEmpty() && clock.elapsed() < 30'000) {
+        QThread::msleep(5);
+    }
+    QVERIFY(!folder.entryList({QStringLiteral("*.rscope")}, QDir::Files).isEmpty());
+    QVERIFY(saved.isEmpty());
+    session.stop();
+    QCOMPARE(saved.count(), 1);
+    QCOMPARE(session.process(id)->snapshotsSaved, 1);
+    QVERIFY(!session.process(id)->connected);
 }
 
 void LiveSessionTest::attachOutcomes() {

@@ -99,6 +99,7 @@ private slots:
     void emptyStateConnectStartsListening();
     void snapshotsJoinTheTimelineAndCompare();
     void automaticSnapshotsOpenInTheWindow();
+    void twoProcessesAreComparedEachWithItself();
     void targetKilledMidSnapshotShowsGone();
     void badClientsAreLoggedGoodOneServed();
     void attachDialogAttachesARealProcess();
@@ -206,6 +207,46 @@ void LiveWindowTest::snapshotsJoinTheTimelineAndCompare() {
     QVERIFY(!button(window, "takeSnapshot")->isEnabled());
     QVERIFY(!testing::process_ended(target.pid()));
     QCOMPARE(timeline->count(), 3);
+}
+
+// Two live processes share the window's one timeline: each new snapshot is
+// compared with its own process's first one, never with the other's.
+void LiveWindowTest::twoProcessesAreComparedEachWithItself() {
+    REQUIRE_PROBE();
+    QTemporaryDir dir;
+    MainWindow window;
+    window.show();
+    QVERIFY(listen(window, dir));
+    LiveSession* session = window.live()->session();
+    PythonTarget a(program("busy_target.py"), busy_arguments(), session->address(), session->tokenFile());
+    QVERIFY2(wait_connected(window, a), qPrintable(a.output()));
+    const uint64_t a_id = session->processes().back().connection;
+    PythonTarget b(program("busy_target.py"), busy_arguments("3000"), session->address(), session->tokenFile());
+    QVERIFY2(wait_connected(window, b, 2), qPrintable(b.output()));
+    const uint64_t b_id = session->processes().back().connection;
+    SnapshotTimeline* timeline = window.timeline();
+    const auto snapshot_of = [&](uint64_t id, int count) {
+        if (session->takeSnapshot(id, false) == 0) return false;
+        if (!QTest::qWaitFor([&] { return timeline->count() >= count; }, 30'000)) return false;
+        return wait_settled(window);
+    };
+    const auto pid_of = [](const AnalysisPtr& analysis) {
+        return analysis ? int64_t(analysis->snapshot().header.pid) : int64_t(-1);
+    };
+    QVERIFY(snapshot_of(a_id, 1));
+    QVERIFY(snapshot_of(b_id, 2));
+    // B's first: nothing of its own to compare with, and never A's.
+    QCOMPARE(pid_of(timeline->current()), int64_t(b.pid()));
+    QVERIFY(!timeline->baseline() || pid_of(timeline->baseline()) == b.pid());
+    QVERIFY(snapshot_of(a_id, 3));
+    QCOMPARE(pid_of(timeline->current()), int64_t(a.pid()));
+    QCOMPARE(pid_of(timeline->baseline()), int64_t(a.pid()));
+    QVERIFY(snapshot_of(b_id, 4));
+    QCOMPARE(pid_of(timeline->current()), int64_t(b.pid()));
+    QCOMPARE(pid_of(timeline->baseline()), int64_t(b.pid()));
+    QVERIFY(timeline->baseline() != timeline->current());
+    QVERIFY(window.comparisonJob()->result());
+    QCOMPARE(window.workspace()->comparison(), window.comparisonJob()->result());
 }
 
 void LiveWindowTest::automaticSnapshotsOpenInTheWindow() {

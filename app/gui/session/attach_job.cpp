@@ -80,7 +80,15 @@ bool AttachJob::start(int64_t pid, const QString& address, const QString& tokenF
         process_ = nullptr;
         guard_->stop();
         if (cancelled_) {
-            finish({false, pid_, QStringLiteral("cancelled"), tr("attaching to process %1 was cancelled").arg(pid_)});
+            // Only the attach command is stopped: a gdb it started is left to
+            // finish its short batch run, because killing gdb in the middle of
+            // its call into the target could leave the target broken. If gdb
+            // had scheduled the connection already, the process may still
+            // connect; say so rather than promise it will not.
+            finish({false, pid_, QStringLiteral("cancelled"),
+                     tr("attaching to process %1 was cancelled; if gdb had already scheduled the connection, "
+                        "the process may still connect (Disconnect it in the Connections panel)")
+                         .arg(pid_)});
         } else if (timed_out_) {
             finish({false, pid_, QStringLiteral("timed-out"),
                     tr("attaching to process %1 did not finish in %2 s; it was stopped")
@@ -90,9 +98,11 @@ bool AttachJob::start(int64_t pid, const QString& address, const QString& tokenF
             finish(parseOutcome(pid_, out, err, status, exitCode));
         }
     });
-    // The command waits timeoutSeconds for the target itself; gdb and
-    // Python's start-up get 20 s more before the command is taken for hung.
-    guard_->start(int((timeoutSeconds + 20.0) * 1000));
+    // The command waits timeoutSeconds for the target itself, and gives gdb
+    // at most 60 s (probe/refscope/_attach.py); 20 s more for Python's
+    // start-up before the command is taken for hung. Shorter, and the job
+    // would give up while gdb still works and might yet connect the process.
+    guard_->start(int((timeoutSeconds + 80.0) * 1000));
     clock_.start();
     emit progress(tr("attaching to process %1 (gdb waits for its interpreter to reach a safe point)…").arg(pid));
     process_->start();

@@ -14,8 +14,8 @@ LiveProcessModel::LiveProcessModel(LiveSession* session, QObject* parent)
         rows_ = int(session_->processes().size());
         endInsertRows();
     });
+    connect(session_, &LiveSession::processesAboutToReset, this, [this] { beginResetModel(); });
     connect(session_, &LiveSession::processesReset, this, [this] {
-        beginResetModel();
         rows_ = int(session_->processes().size());
         endResetModel();
     });

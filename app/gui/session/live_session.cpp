@@ -1,5 +1,6 @@
 #include "session/live_session.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -172,6 +173,8 @@ bool LiveSession::start(const Options& options) {
         return false;
     }
     if (!processes_.empty()) {
+        // Views read the records until the reset begins: clear them in between.
+        emit processesAboutToReset();
         processes_.clear();
         emit processesReset();
     }
@@ -187,6 +190,11 @@ void LiveSession::stop() {
     auto_timer_->stop();
     listener_->stop();
     if (loop_.joinable()) loop_.join();
+    // What the loop reported before it stopped — a snapshot saved a moment
+    // ago above all — is still queued for this thread: deliver it now, as
+    // this run's, before the run ends and later events are dropped.
+    QCoreApplication::sendPostedEvents(this, QEvent::MetaCall);
+    if (!listener_) return;  // a receiver of those events stopped the session already
     const QString folder = sessionDir();
     listener_.reset();
     // A folder the session chose itself and that received no snapshot is
@@ -327,8 +335,11 @@ void LiveSession::setSnapshotStartedHook(std::function<void(uint64_t, int64_t)> 
     started_hook_ = std::move(hook);
 }
 
+void LiveSession::setAutomaticSnapshotGate(std::function<bool()> ready) { auto_gate_ = std::move(ready); }
+
 void LiveSession::requestAutomaticSnapshots() {
     if (!listener_) return;
+    if (auto_gate_ && !auto_gate_()) return;  // the app is still busy with the last ones: skip this tick
     takeSnapshotOfAll(auto_collect_, tr("every %1 s").arg(auto_seconds_));
 }
 
@@ -358,7 +369,9 @@ void LiveSession::onSaved(uint64_t connection, uint64_t request, const QString& 
 
 void LiveSession::onRequestEnded(uint64_t connection, uint64_t request, const QString& message) {
     if (LiveProcess* p = find(connection)) {
-        if (request == 0 || p->requestInFlight == request) {
+        // An unasked snapshot (request 0) that fails leaves the request in
+        // flight alone: that one is still being answered.
+        if (request != 0 && p->requestInFlight == request) {
             p->requestInFlight = 0;
             p->receiving = false;
         }

@@ -139,6 +139,10 @@ public:
     // (0: off). A process still answering the previous request is skipped.
     void setAutomaticSnapshots(int seconds, bool collect = false);
     int automaticInterval() const { return auto_seconds_; }
+    // Automatic snapshots skip a tick while `ready` returns false: the
+    // window sets it to "not still loading the last ones", so a timer
+    // faster than the analysis cannot queue up files and work.
+    void setAutomaticSnapshotGate(std::function<bool()> ready);
 
     // Tests: called on the loop thread when a snapshot starts arriving,
     // before the event is posted (a test freezes the loop there the way
@@ -148,7 +152,8 @@ public:
 signals:
     void listeningChanged(bool listening);
     void processAdded(int row);
-    // processes() was emptied (a new start()).
+    // processes() is about to be emptied (a new start()), then was.
+    void processesAboutToReset();
     void processesReset();
     void processChanged(int row);
     void connected(uint64_t connection);
@@ -188,6 +193,7 @@ private:
     int auto_seconds_ = 0;
     bool auto_collect_ = false;
     std::function<void(uint64_t, int64_t)> started_hook_;
+    std::function<bool()> auto_gate_;
 };
 
 }  // namespace refscope::app

@@ -17,10 +17,14 @@ QStringList session_snapshot_files(const QString& dir, QString* error) {
     }
     const QDir folder(info.absoluteFilePath());
     QStringList files;
-    QFile index(folder.filePath(QStringLiteral("session.jsonl")));
-    if (index.open(QIODevice::ReadOnly)) {
-        // Bounded: a session index is a line per event, far below this.
-        while (!index.atEnd()) {
+    const QString index_path = folder.filePath(QStringLiteral("session.jsonl"));
+    QFile index(index_path);
+    // Only a regular file (a FIFO would block the open), and only its first
+    // 64 MiB: an index is a line per event, far below that; the rest of the
+    // folder's files are found by name below anyway.
+    constexpr qint64 kIndexLimit = qint64(64) << 20;
+    if (QFileInfo(index_path).isFile() && index.open(QIODevice::ReadOnly)) {
+        while (!index.atEnd() && index.pos() < kIndexLimit) {
             const QByteArray line = index.readLine(1 << 20);
             const QJsonObject event = QJsonDocument::fromJson(line).object();
             if (event.value(QLatin1String("event")).toString() != QLatin1String("snapshot")) continue;

@@ -11,6 +11,7 @@
 
 #include "session/live_session.h"
 #include "session/session_folder_files.h"
+#include "session/snapshot_loader.h"
 #include "session/snapshot_timeline.h"
 #include "window/attach_dialog.h"
 #include "window/connections_panel.h"
@@ -73,6 +74,13 @@ LiveControls::LiveControls(MainWindow* window)
     // A new snapshot of a process with a marked baseline becomes current:
     // compare it with that baseline.
     connect(window_->timeline(), &SnapshotTimeline::currentChanged, this, &LiveControls::onCurrentChanged);
+    // A new run numbers its connections from 1 again: what this object knows
+    // by connection id belongs to the old run.
+    connect(session_, &LiveSession::processesAboutToReset, this, [this] {
+        saved_.clear();
+        marked_baseline_.clear();
+    });
+    session_->setAutomaticSnapshotGate([this] { return !window_->loader()->isBusy(); });
     updateActions();
 }
 
@@ -200,10 +208,35 @@ void LiveControls::applyMarkedBaseline(uint64_t connection) {
     if (marked == marked_baseline_.end()) return;
     SnapshotTimeline* timeline = window_->timeline();
     const AnalysisPtr baseline = timeline->findByPath(marked->second);
-    // Not loaded yet (it is applied once it is), or it is the one shown:
-    // a snapshot is never compared with itself; the next one will be.
-    if (!baseline || baseline == timeline->current()) return;
+    const AnalysisPtr current = timeline->current();
+    // Not loaded yet (it is applied once it is), or not a later snapshot of
+    // the same process on screen (a snapshot is never compared with itself,
+    // nor with another process's): the next one of that process will be.
+    if (!baseline || !current || current == baseline ||
+        SnapshotTimeline::processKey(current->snapshot()) != SnapshotTimeline::processKey(baseline->snapshot()) ||
+        timeline->indexOf(current) < timeline->indexOf(baseline)) {
+        return;
+    }
     if (timeline->baseline() != baseline) timeline->setBaseline(baseline);
+}
+
+void LiveControls::compareWithinTheProcess(const AnalysisPtr& current) {
+    SnapshotTimeline* timeline = window_->timeline();
+    const QString key = SnapshotTimeline::processKey(current->snapshot());
+    const auto other_process = [&](const AnalysisPtr& a) {
+        return a && SnapshotTimeline::processKey(a->snapshot()) != key;
+    };
+    if (other_process(timeline->middle())) timeline->setMiddle(nullptr);
+    if (timeline->baseline() && !other_process(timeline->baseline())) return;
+    // The process's oldest open snapshot; none for its first one (then
+    // nothing is compared rather than two processes).
+    for (const AnalysisPtr& candidate : timeline->sameProcess(current)) {
+        if (candidate != current) {
+            timeline->setBaseline(candidate);
+            return;
+        }
+    }
+    if (timeline->baseline()) timeline->setBaseline(nullptr);
 }
 
 void LiveControls::onSnapshotSaved(uint64_t connection, const QString& path) {
@@ -221,7 +254,10 @@ void LiveControls::onCurrentChanged(const AnalysisPtr& analysis) {
     const auto found = saved_.find(path);
     if (found == saved_.end()) return;
     const LiveProcess* p = session_->process(found->second);
-    if (p && canonical(p->latestSnapshot) == path) applyMarkedBaseline(found->second);
+    if (p && canonical(p->latestSnapshot) == path) {
+        compareWithinTheProcess(analysis);
+        applyMarkedBaseline(found->second);
+    }
     closeOldSnapshots(found->second);
 }
 
@@ -232,10 +268,17 @@ void LiveControls::closeOldSnapshots(uint64_t connection) {
         const auto found = saved_.find(canonical(QString::fromStdString(analysis->path())));
         if (found != saved_.end() && found->second == connection) open.push_back(analysis);
     }
-    // snapshots() is in timeline order: oldest first.
+    // snapshots() is in timeline order: oldest first. The process's oldest
+    // (its default baseline) and its marked baseline stay, whichever process
+    // is on screen.
+    const auto marked = marked_baseline_.find(connection);
+    const AnalysisPtr kept_first = open.empty() ? nullptr : open.front();
     for (auto analysis = open.begin(); int(open.size()) > open_limit_ && analysis != open.end();) {
         const AnalysisPtr candidate = *analysis;
-        if (candidate == timeline->current() || candidate == timeline->baseline() || candidate == timeline->middle()) {
+        if (candidate == timeline->current() || candidate == timeline->baseline() || candidate == timeline->middle() ||
+            candidate == kept_first ||
+            (marked != marked_baseline_.end() &&
+             canonical(QString::fromStdString(candidate->path())) == marked->second)) {
             ++analysis;
             continue;
         }

@@ -85,6 +85,10 @@ private:
     void onSnapshotSaved(uint64_t connection, const QString& path);
     void onCurrentChanged(const AnalysisPtr& analysis);
     void applyMarkedBaseline(uint64_t connection);
+    // Live snapshots of several processes share one timeline: a new
+    // snapshot is compared with its own process's oldest open one, never
+    // with another process's baseline.
+    void compareWithinTheProcess(const AnalysisPtr& current);
     void closeOldSnapshots(uint64_t connection);
     void showStatus(const QString& text, int ms = 6000);
 
