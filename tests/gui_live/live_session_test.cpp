@@ -223,6 +223,20 @@ void LiveSessionTest::automaticSnapshotsNeverPileUp() {
         QCOMPARE(started.at(i).at(1).toULongLong(), started.at(i - 1).at(1).toULongLong() + 1);
     }
     QCOMPARE(started.front().at(1).toULongLong(), first);
+
+    // While the gate says the app is busy (the window still loading the
+    // last snapshots), ticks are skipped; once it is ready they resume.
+    QTRY_COMPARE_WITH_TIMEOUT(session.process(id)->requestInFlight, uint64_t{0}, 20'000);
+    bool ready = false;
+    session.setAutomaticSnapshotGate([&ready] { return ready; });
+    const int saved_before = int(saved.count());
+    session.setAutomaticSnapshots(1);
+    QTest::qWait(2300);
+    QCOMPARE(session.process(id)->requestInFlight, uint64_t{0});
+    QCOMPARE(int(saved.count()), saved_before);
+    ready = true;
+    QVERIFY(QTest::qWaitFor([&] { return int(saved.count()) > saved_before; }, 20'000));
+    session.setAutomaticSnapshots(0);
 }
 
 // A process whose main thread keeps the GIL inside a C call (here ctypes'
