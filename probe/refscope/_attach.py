@@ -23,6 +23,12 @@ How attach works (docs/protocol.md, "Attaching"):
    built for the target's version), calls refscope.connect() (which starts
    the connection's thread) and writes a result file that step 5 waits for.
 
+5. Cancel (SIGTERM/SIGINT, from main()): held while gdb is inside the
+   target, then the attacher and the bootstrap race to create the file
+   `decision` (O_EXCL). The attacher winning removes the directory, so the
+   pending call finds no script and does nothing; the bootstrap winning is
+   already connecting, and the outcome says so.
+
 The main thread must run Python code for the pending call to run: a
 process blocked for good in a C call (a join() without timeout in 3.13, a
 long time.sleep()) connects only when it gets back to Python; attach says so
@@ -35,6 +41,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -56,6 +63,45 @@ class AttachError(Exception):
     def __init__(self, code, message):
         super().__init__(message)
         self.code = code
+
+
+class _Cancelled(BaseException):
+    """SIGTERM or SIGINT reached the attacher (the app's Cancel)."""
+
+
+class Cancellation:
+    """Turns SIGTERM/SIGINT into _Cancelled, except while gdb runs: killing
+    gdb inside its call into the target could leave the target broken, so a
+    cancel that arrives then waits for gdb's short batch run to end."""
+
+    def __init__(self):
+        self.requested = False
+        self.deferring = False
+
+    def install(self):
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, self._handler)
+
+    def _handler(self, number, frame):
+        self.requested = True
+        if not self.deferring:
+            raise _Cancelled()
+
+    def check(self):
+        if self.requested:
+            raise _Cancelled()
+
+
+def _claim(workdir, decision):
+    """The attacher (cancelling) and the bootstrap (connecting) race for one
+    decision: whoever creates the file first decides. True if we did."""
+    try:
+        fd = os.open(os.path.join(workdir, "decision"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w") as f:
+        f.write(decision)
+    return True
 
 
 # ---- facts about processes --------------------------------------------------
@@ -328,9 +374,14 @@ def _write_private(path, data, uid):
         os.chown(path, uid, -1)
 
 
-def attach(pid, address, token, label="", timeout=10.0, method=None, gdb_path=None):
+def attach(pid, address, token, label="", timeout=10.0, method=None, gdb_path=None, cancellation=None):
     """Connects process `pid` to the receiver at `address`. Returns a dict
-    (ok, pid, method, message); raises AttachError."""
+    (ok, pid, method, message); raises AttachError. With a `cancellation`
+    (installed by main()), SIGTERM/SIGINT end the attach as "cancelled": the
+    process then does not connect, or, if its bootstrap had already claimed
+    the connection, the outcome says it connected."""
+    if cancellation is None:
+        cancellation = Cancellation()  # never installed: nothing to cancel
     facts = process_facts(pid)
     version = facts["version"]
     built = built_probe_versions()
@@ -369,12 +420,21 @@ def attach(pid, address, token, label="", timeout=10.0, method=None, gdb_path=No
         _write_private(script_path, "PARAMS = %r\n" % params_path + bootstrap, target_uid)
 
         if method == "gdb":
-            inject_with_gdb(pid, script_path, workdir, gdb_path)
+            inject = lambda: inject_with_gdb(pid, script_path, workdir, gdb_path)  # noqa: E731
         elif method in ("remote_exec", "remote_exec_subprocess"):
-            inject_with_remote_exec(pid, script_path, facts["executable"], method == "remote_exec")
+            inject = lambda: inject_with_remote_exec(  # noqa: E731
+                pid, script_path, facts["executable"], method == "remote_exec")
         else:
             raise AttachError("usage", "unknown method %r" % method)
-        injected = True
+        # `injected` is set before a deferred cancel can be raised: a cancel
+        # then finds the call scheduled and claims the decision.
+        cancellation.deferring = True
+        try:
+            inject()
+            injected = True
+        finally:
+            cancellation.deferring = False
+        cancellation.check()
 
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -398,6 +458,27 @@ def attach(pid, address, token, label="", timeout=10.0, method=None, gdb_path=No
                           "the connection is scheduled, but process %d has not run Python code in its "
                           "main thread for %.0f s (blocked in a system call or in C code?); it will "
                           "connect when it does" % (pid, timeout))
+    except _Cancelled:
+        cancellation.deferring = True  # a second signal changes nothing now
+        if not injected or _claim(workdir, "cancel"):
+            # Nothing scheduled, or the bootstrap has not begun to connect and
+            # now never will: removing the directory (finally) makes the
+            # pending call, if it ever runs, a silent no-op.
+            injected = False
+            raise AttachError("cancelled", "attach cancelled: process %d will not connect" % pid)
+        # The bootstrap claimed first: it is connecting. Report what it did.
+        deadline = time.monotonic() + 10
+        while not os.path.exists(result_path) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        outcome = {}
+        if os.path.exists(result_path):
+            with open(result_path) as f:
+                outcome = json.load(f)
+        if outcome.get("ok"):
+            return {"ok": True, "pid": pid, "method": method,
+                    "message": "process %d connected to %s before the cancel took effect" % (pid, address)}
+        raise AttachError("cancelled", "attach cancelled while process %d was connecting: %s"
+                          % (pid, outcome.get("error", "no outcome")))
     finally:
         # Nothing scheduled (the injection failed), a result, or no process:
         # the directory goes. Otherwise the pending call may still run the
@@ -459,8 +540,15 @@ def main(argv):
         if not address or not token:
             raise AttachError("usage", "give the receiver's --address and --token-file "
                               "(refscope-cli listen prints both)")
+        cancellation = Cancellation()
+        cancellation.install()
         outcome = attach(options.pid, address, token, label=options.label, timeout=options.timeout,
-                         method=options.method)
+                         method=options.method, cancellation=cancellation)
+    except _Cancelled:  # before anything was written or scheduled
+        error = AttachError("cancelled", "attach cancelled: process %d will not connect" % options.pid)
+        outcome = {"ok": False, "pid": options.pid, "code": error.code, "message": str(error)}
+        _print_outcome(options, outcome)
+        return EXIT_FAILED
     except AttachError as error:
         outcome = {"ok": False, "pid": options.pid, "code": error.code, "message": str(error)}
         _print_outcome(options, outcome)

@@ -31,6 +31,15 @@ def _refscope_attach(params_path):
         with open(params_path) as params_file:
             params = json.load(params_file)
         os.unlink(params_path)  # the token does not stay on disk
+        # The attacher may be cancelling at this very moment: one of us
+        # creates the decision file first. If it did, nothing happens here
+        # (no result either: it is not waiting for one).
+        decision = os.path.join(os.path.dirname(params_path), "decision")
+        try:
+            fd = os.open(decision, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return
+        os.close(fd)
         result_path = params["result"]
         package_dir = params["package_dir"]
         refscope = sys.modules.get("refscope")

@@ -97,6 +97,7 @@ private slots:
     void attachOutcomes();
     void attachCancelKillsTheCommand();
     void attachRealProcess();
+    void cancelledAttachNeverConnects();
     void durationText();
 };
 
@@ -620,6 +621,55 @@ void LiveSessionTest::attachRealProcess() {
     QCOMPARE(p.pid, target.pid());
     QVERIFY(p.attached);
     QCOMPARE(p.label, QStringLiteral("test"));
+}
+
+// Cancel while the target's main thread sleeps in C (the scheduled call
+// cannot run yet): the attach command says the process will not connect,
+// leaves nothing behind, and when the sleep ends nothing connects.
+void LiveSessionTest::cancelledAttachNeverConnects() {
+    REQUIRE_PROBE();
+    QTemporaryDir dir;
+    QTemporaryDir workdirs;  // the attach command's TMPDIR: where its private folder goes
+    const QByteArray tmpdir = qgetenv("TMPDIR");
+    const auto restore = qScopeGuard([&] {
+        if (tmpdir.isNull()) qunsetenv("TMPDIR"); else qputenv("TMPDIR", tmpdir);
+    });
+    qputenv("TMPDIR", QFile::encodeName(workdirs.path()));
+    LiveSession session;
+    QVERIFY(start(session, dir));
+    PythonTarget target(program("sleepy_target.py"), {QStringLiteral("6")});
+    QVERIFY2(target.waitReady(), qPrintable(target.output()));
+    AttachJob job;
+    QSignalSpy finished(&job, &AttachJob::finished);
+    QVERIFY(job.start(target.pid(), session.address(), session.tokenFile(), QStringLiteral("test"), 30));
+    // gdb has run once its commands file exists and a moment has passed (a
+    // cancel while it runs is honoured when it is done: same outcome).
+    const auto gdb_started = [&] {
+        for (const QString& d : QDir(workdirs.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            if (QFileInfo::exists(workdirs.filePath(d + QStringLiteral("/commands.gdb")))) return true;
+        }
+        return false;
+    };
+    QVERIFY(QTest::qWaitFor(gdb_started, 20'000) || !finished.isEmpty());
+    QTest::qWait(500);
+    job.cancel();
+    QVERIFY(finished.count() == 1 || finished.wait(90'000));
+    const AttachJob::Outcome outcome = finished.front().front().value<AttachJob::Outcome>();
+    if (outcome.code == QLatin1String("permission") || outcome.code.startsWith(QLatin1String("ptrace")) ||
+        outcome.code == QLatin1String("traced") || outcome.code == QLatin1String("no-gdb")) {
+        QSKIP(qPrintable(QStringLiteral("attach cannot work on this machine: ") + outcome.message));
+    }
+    QCOMPARE(outcome.code, QStringLiteral("cancelled"));
+    QVERIFY2(outcome.message.contains(QLatin1String("will not connect")), qPrintable(outcome.message));
+    QVERIFY(!job.isRunning());
+    // (The session's own private socket folder is there too: TMPDIR.)
+    const QStringList left = QDir(workdirs.path()).entryList({QStringLiteral("refscope-attach-*")},
+                                                             QDir::AllEntries | QDir::Hidden);
+    QVERIFY2(left.isEmpty(), qPrintable(left.join(QLatin1Char(' '))));
+    QVERIFY(QTest::qWaitFor([&] { return target.output().contains(QLatin1String("awake")); }, 30'000));
+    QTest::qWait(1500);
+    QVERIFY(session.processes().empty());
+    QVERIFY(!testing::process_ended(target.pid()));
 }
 
 void LiveSessionTest::durationText() {

@@ -9,6 +9,7 @@ skip and say so; the checks that need no ptrace still run."""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -207,6 +208,45 @@ class AttachToRunningPrograms(unittest.TestCase):
         self.assertGreater(time.monotonic() - started, 2.0)
         target.out.wait_event("awake")
         self.assertEqual(target.finish(), 0)
+
+    def test_cancelled_attach_never_connects(self):
+        # The main thread sleeps in C: the scheduled call cannot run before
+        # the cancel (SIGTERM, what the app's Cancel sends) is honoured.
+        target = Target("sleepy_target.py", "6")
+        self.addCleanup(target.kill)
+        target.out.wait_event("ready")
+        workdirs = tempfile.mkdtemp(prefix="refscope-attach-test-")
+        self.addCleanup(shutil.rmtree, workdirs, True)
+        environment = dict(os.environ, TMPDIR=workdirs)
+        attacher = subprocess.Popen(
+            [sys.executable, "-m", "refscope", "attach", str(target.pid), "--address", self.receiver.address,
+             "--token-file", self.receiver.token_file, "--timeout", "30", "--json"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment)
+        self.addCleanup(attacher.kill)
+        # Wait until gdb has run (its commands file is written first); a
+        # cancel arriving while gdb runs is honoured once it has finished.
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not any(
+                os.path.exists(os.path.join(workdirs, d, "commands.gdb")) for d in os.listdir(workdirs)):
+            time.sleep(0.02)
+        time.sleep(0.5)
+        attacher.send_signal(signal.SIGTERM)
+        out, err = attacher.communicate(timeout=90)
+        outcome = json.loads(out.decode().strip().splitlines()[-1])
+        if outcome.get("code") in PTRACE_CODES:
+            self.skipTest("this machine does not let us ptrace: " + outcome["message"])
+        self.assertEqual(attacher.returncode, 1, outcome)
+        self.assertEqual(outcome["code"], "cancelled", outcome)
+        self.assertIn("will not connect", outcome["message"])
+        self.assertNotIn("Traceback", err.decode())
+        self.assertEqual(os.listdir(workdirs), [])  # nothing left behind, the token included
+        # The scheduled call runs when the sleep ends, and does nothing.
+        target.out.wait_event("awake", timeout=30)
+        time.sleep(1.5)
+        self.assertEqual(self.receiver.out.count("connected"), 0)
+        self.assertTrue(target.alive())
+        self.assertEqual(target.finish(), 0)
+        self.assertEqual(target.stderr().strip(), "")
 
 
 if __name__ == "__main__":

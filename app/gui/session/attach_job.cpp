@@ -80,15 +80,19 @@ bool AttachJob::start(int64_t pid, const QString& address, const QString& tokenF
         process_ = nullptr;
         guard_->stop();
         if (cancelled_) {
-            // Only the attach command is stopped: a gdb it started is left to
-            // finish its short batch run, because killing gdb in the middle of
-            // its call into the target could leave the target broken. If gdb
-            // had scheduled the connection already, the process may still
-            // connect; say so rather than promise it will not.
-            finish({false, pid_, QStringLiteral("cancelled"),
-                     tr("attaching to process %1 was cancelled; if gdb had already scheduled the connection, "
-                        "the process may still connect (Disconnect it in the Connections panel)")
-                         .arg(pid_)});
+            // The command's own account: "cancelled" (the process will not
+            // connect) or ok (it had begun to connect before the cancel).
+            Outcome outcome = parseOutcome(pid_, out, err, status, exitCode);
+            if (outcome.ok || outcome.code == QLatin1String("cancelled")) {
+                finish(outcome);
+            } else {
+                // It had to be killed: whatever gdb had scheduled still stands.
+                finish({false, pid_, QStringLiteral("cancelled"),
+                         tr("attaching to process %1 was cancelled; the attach command had to be stopped, so if "
+                            "gdb had already scheduled the connection the process may still connect (Disconnect "
+                            "it in the Connections panel)")
+                             .arg(pid_)});
+            }
         } else if (timed_out_) {
             finish({false, pid_, QStringLiteral("timed-out"),
                     tr("attaching to process %1 did not finish in %2 s; it was stopped")
@@ -110,9 +114,16 @@ bool AttachJob::start(int64_t pid, const QString& address, const QString& tokenF
 }
 
 void AttachJob::cancel() {
-    if (!process_) return;
+    if (!process_ || cancelled_) return;
     cancelled_ = true;
-    process_->kill();
+    emit progress(tr("cancelling the attach to process %1…").arg(pid_));
+    // SIGTERM: the attach command stops at once — or, when gdb is inside the
+    // target, as soon as gdb is done (killing gdb there could break the
+    // target) — and makes sure the process will not connect
+    // (probe/refscope/_attach.py, Cancellation). Killed only if it has not
+    // ended after gdb's own 60 s limit.
+    process_->terminate();
+    QTimer::singleShot(kCancelGraceMs, process_, [process = process_] { process->kill(); });
 }
 
 AttachJob::Outcome AttachJob::parseOutcome(int64_t pid, const QByteArray& standardOutput,

@@ -9,7 +9,8 @@
 // ok, or the code and the command's own message — and one clear sentence of
 // its own when there is no probe, when the command cannot be started,
 // crashes, or prints no outcome. Nothing blocks the GUI thread; cancel()
-// kills the command.
+// asks the command to stop (SIGTERM), which it does without leaving the
+// process to connect later.
 //
 // The command holds the target under gdb for a moment and then waits (up to
 // `timeoutSeconds`) for the target's main thread to run the bootstrap; a
@@ -47,8 +48,11 @@ public:
     // is already running; a missing probe is reported through `finished`.
     bool start(int64_t pid, const QString& address, const QString& tokenFile, const QString& label = {},
                double timeoutSeconds = 10.0);
-    // Kills the command; `finished` follows with code "cancelled".
+    // Stops the command (SIGTERM; SIGKILL after kCancelGraceMs); `finished`
+    // follows with code "cancelled" — or ok, if the process had begun to
+    // connect before the cancel reached it.
     void cancel();
+    static constexpr int kCancelGraceMs = 70'000;
     bool isRunning() const { return running_; }
     // The command line of the last start (for the log and the tests).
     QStringList lastArguments() const { return arguments_; }
