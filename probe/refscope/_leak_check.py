@@ -33,11 +33,12 @@ the classes a test defines are watched.
 import fnmatch
 import functools
 import gc
-import inspect
 import os
-import shutil
-import subprocess
 import sys
+
+# inspect, shutil and subprocess are imported where they are used:
+# `import refscope` (also inside an attached process, whose later snapshots
+# would show them) should not load them for a check that may never run.
 
 from . import _probe
 
@@ -71,6 +72,7 @@ def _interpreter_packages():
 def find_cli():
     """refscope-cli: $REFSCOPE_CLI, then PATH, then the build tree this
     package was built in (build/python/refscope -> build/app/cli)."""
+    import shutil
     candidates = [os.environ.get("REFSCOPE_CLI"), shutil.which("refscope-cli"),
                   os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "app", "cli",
                                "refscope-cli")]
@@ -238,6 +240,7 @@ class leak_check:
 
 def _explain(cli, snapshot, address):
     """The retention path (or why there is none), from refscope-cli path."""
+    import subprocess
     if not cli:
         return "(retention path: refscope-cli not found)"
     try:
@@ -252,6 +255,7 @@ def _explain(cli, snapshot, address):
 
 
 def _draw(cli, snapshot, address, out):
+    import subprocess
     try:
         proc = subprocess.run([cli, "export-path", snapshot, "--to", address, "-o", out, "--format", "svg"],
                               capture_output=True, text=True, timeout=300)
@@ -289,6 +293,7 @@ def _kept_by(values, survivors):
 
 
 def _source_file(function):
+    import inspect
     try:
         return inspect.getsourcefile(function) or function.__code__.co_filename
     except (TypeError, AttributeError):

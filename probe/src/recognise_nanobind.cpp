@@ -65,27 +65,28 @@ struct NanobindState {
     std::vector<nbd::nb_internals*> domains;
     // Every bound (C++) type of every domain: its type record. Python
     // subclasses are found through tp_base.
+    // (A type's domain is its record's `internals`.)
     std::unordered_map<PyTypeObject*, const nbd::type_data*> bound_types;
-    std::unordered_map<PyTypeObject*, nbd::nb_internals*> domain_of_type;
 };
 
 // One per process: the recogniser's context must outlive the walk's calls,
 // and recognise_nanobind() refills it at the start of every walk.
 NanobindState g_state;
 
-// The bound type `tp` is or (a Python subclass) derives from; nullptr if none.
-PyTypeObject* bound_type_of(PyTypeObject* tp) {
+// The record of the bound type `tp` is or (a Python subclass) derives from;
+// nullptr if none.
+const nbd::type_data* bound_type_of(PyTypeObject* tp) {
     for (int depth = 0; tp != nullptr && depth < 256; tp = tp->tp_base, ++depth) {
-        if (g_state.bound_types.count(tp) != 0) return tp;
+        const auto found = g_state.bound_types.find(tp);
+        if (found != g_state.bound_types.end()) return found->second;
     }
     return nullptr;
 }
 
 int describe_instance(const refscope_describe_api* api, refscope_describe_sink* sink, PyObject* self, void*) {
-    PyTypeObject* bound = bound_type_of(Py_TYPE(self));
-    if (bound == nullptr) return 0;
-    const nbd::type_data* td = g_state.bound_types[bound];
-    nbd::nb_internals* p = g_state.domain_of_type[bound];
+    const nbd::type_data* td = bound_type_of(Py_TYPE(self));
+    if (td == nullptr) return 0;
+    nbd::nb_internals* p = td->internals;
     auto* inst = reinterpret_cast<nbd::nb_inst*>(self);
     // Uninitialised instances (between __new__ and __init__) have no C++
     // object yet; relinquished ones point at a live object C++ now owns.
@@ -157,7 +158,6 @@ bool starts_with(const std::string& text, const char* prefix) {
 void recognise_nanobind(DescribeSession& session) {
     g_state.domains.clear();
     g_state.bound_types.clear();
-    g_state.domain_of_type.clear();
     // nanobind keeps its domains in the interpreter's private dict.
     PyObject* interp_dict = PyInterpreterState_GetDict(PyInterpreterState_Get());
     if (interp_dict == nullptr || !PyDict_Check(interp_dict)) return;
@@ -197,7 +197,6 @@ void recognise_nanobind(DescribeSession& session) {
                 reinterpret_cast<PyObject*>(p->nb_type))
                 continue;
             g_state.bound_types[tp] = td;
-            g_state.domain_of_type[tp] = p;
             session.add_type(tp, index);
         }
     }

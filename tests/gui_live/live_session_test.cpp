@@ -34,12 +34,6 @@ using refscope::testing::program;
 
 namespace {
 
-#define REQUIRE_PROBE()                                                                                    \
-    do {                                                                                                   \
-        const ProbeLocation probe_ = testing::test_probe();                                                \
-        if (!probe_.usable()) QSKIP(qPrintable(QStringLiteral("no probe was built: ") + probe_.error));    \
-    } while (false)
-
 // Starts a session in `dir`/session; false (with a test failure) if it cannot.
 bool start(LiveSession& session, const QTemporaryDir& dir) {
     LiveSession::Options options;

@@ -11,6 +11,14 @@
 
 #include "session/probe_location.h"
 
+// Skips the test function, saying why, when no probe was built for the
+// targets (test_probe() is unusable). For Qt Test functions.
+#define REQUIRE_PROBE()                                                                                  \
+    do {                                                                                                 \
+        const ::refscope::app::ProbeLocation probe_ = ::refscope::testing::test_probe();                 \
+        if (!probe_.usable()) QSKIP(qPrintable(QStringLiteral("no probe was built: ") + probe_.error));  \
+    } while (false)
+
 namespace refscope::testing {
 
 // The probe the app itself would use (compiled in, or REFSCOPE_PYTHON and

@@ -58,12 +58,6 @@ using refscope::testing::wait_settled;
 
 namespace {
 
-#define REQUIRE_PROBE()                                                                                    \
-    do {                                                                                                   \
-        const ProbeLocation probe_ = testing::test_probe();                                                \
-        if (!probe_.usable()) QSKIP(qPrintable(QStringLiteral("no probe was built: ") + probe_.error));    \
-    } while (false)
-
 QStringList busy_arguments(const char* heap = "2000") {
     return {QStringLiteral("--workers"), QStringLiteral("0"), QStringLiteral("--heap"), QLatin1String(heap)};
 }

@@ -18,8 +18,7 @@ PathHop hop_along(const Snapshot& s, uint32_t edge, uint32_t node) {
     hop.object = QString::fromStdString(describe_node(s, node));
     if (edge != kNoEdge) {
         hop.edgeLabel = QString::fromStdString(describe_edge(s, edge));
-        const uint8_t flags = s.edge_flags[edge];
-        hop.gcInvisible = (flags & format::kEdgeOwned) && !(flags & format::kEdgeGcVisible);
+        hop.gcInvisible = gc_invisible_edge(s, edge);
         hop.weak = s.edge_kind[edge] == static_cast<uint8_t>(format::EdgeKind::Weak);
     }
     return hop;

@@ -41,11 +41,12 @@ TypeSummaryModel::TypeSummaryModel(QObject* parent) : SortableTableModel(parent)
     setSortState(ShallowBytesColumn, Qt::DescendingOrder);
 }
 
-void TypeSummaryModel::setAnalysis(AnalysisPtr analysis, GroupBy by) {
+void TypeSummaryModel::setAnalysis(AnalysisPtr analysis, GroupBy by,
+                                   std::shared_ptr<const std::vector<uint32_t>> selection) {
     beginResetModel();
     analysis_ = std::move(analysis);
     by_ = by == GroupBy::Module ? GroupBy::Module : GroupBy::Type;
-    selection_.reset();
+    selection_ = std::move(selection);
     diff_.reset();
     buildGroups();
     countSelection();

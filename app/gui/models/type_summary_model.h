@@ -49,10 +49,12 @@ public:
     explicit TypeSummaryModel(QObject* parent = nullptr);
 
     // Groups by Type or Module (Cycle and Dominator fall back to Type: they
-    // are not name groupings). Clears the selection and the baseline. Rows
-    // start sorted by shallow bytes, largest first (the CLI's `summary`
-    // order), unless a sort was chosen before.
-    void setAnalysis(AnalysisPtr analysis, analysis::GroupBy by = analysis::GroupBy::Type);
+    // are not name groupings). Clears the baseline; the selection becomes
+    // `selection` (as setSelection's, counted in the same pass). Rows start
+    // sorted by shallow bytes, largest first (the CLI's `summary` order),
+    // unless a sort was chosen before.
+    void setAnalysis(AnalysisPtr analysis, analysis::GroupBy by = analysis::GroupBy::Type,
+                     std::shared_ptr<const std::vector<uint32_t>> selection = nullptr);
     // Node ids of this analysis (a filter result); null counts every object.
     // Groups without a selected object are left out. Ids out of range are
     // ignored.
@@ -65,6 +67,7 @@ public:
     const AnalysisPtr& analysis() const { return analysis_; }
     analysis::GroupBy groupBy() const { return by_; }
     bool hasSelection() const { return selection_ != nullptr; }
+    const std::shared_ptr<const std::vector<uint32_t>>& selection() const { return selection_; }
     bool hasBaseline() const { return diff_ != nullptr; }
 
     QString groupName(int row) const;

@@ -24,13 +24,13 @@ bool comes_before(const AnalysisPtr& a, const AnalysisPtr& b) {
            std::tie(hb.sequence, hb.time_unix_ns, b->path());
 }
 
-QString canonical(const QString& path) {
+}  // namespace
+
+QString SnapshotTimeline::canonicalPath(const QString& path) {
     const QFileInfo info(path);
     const QString resolved = info.canonicalFilePath();
     return resolved.isEmpty() ? info.absoluteFilePath() : resolved;
 }
-
-}  // namespace
 
 SnapshotTimeline::SnapshotTimeline(QObject* parent) : QObject(parent) {}
 
@@ -124,9 +124,9 @@ int SnapshotTimeline::indexOf(const AnalysisPtr& analysis) const {
 }
 
 AnalysisPtr SnapshotTimeline::findByPath(const QString& path) const {
-    const QString wanted = canonical(path);
+    const QString wanted = canonicalPath(path);
     for (const AnalysisPtr& analysis : snapshots_) {
-        if (!analysis->path().empty() && canonical(QString::fromStdString(analysis->path())) == wanted) {
+        if (!analysis->path().empty() && canonicalPath(QString::fromStdString(analysis->path())) == wanted) {
             return analysis;
         }
     }

@@ -56,6 +56,9 @@ public:
     AnalysisPtr at(int index) const;
     // Position in snapshots(), or -1.
     int indexOf(const AnalysisPtr& analysis) const;
+    // `path` with links resolved (the absolute path when it does not exist):
+    // how snapshot files are compared.
+    static QString canonicalPath(const QString& path);
     // The open snapshot read from `path` (compared as canonical file paths), or null.
     AnalysisPtr findByPath(const QString& path) const;
     // The open snapshots of the same process as `analysis`, in order.

@@ -23,10 +23,7 @@ namespace {
 
 const QString kSessionDirectoryKey = QStringLiteral("live/lastSessionFolder");
 
-QString canonical(const QString& path) {
-    const QString resolved = QFileInfo(path).canonicalFilePath();
-    return resolved.isEmpty() ? QFileInfo(path).absoluteFilePath() : resolved;
-}
+QString canonical(const QString& path) { return SnapshotTimeline::canonicalPath(path); }
 
 }  // namespace
 

@@ -92,9 +92,10 @@ void SummaryPanel::regroup() {
     }
     const int column = view_->horizontalHeader()->sortIndicatorSection();
     const Qt::SortOrder order = view_->horizontalHeader()->sortIndicatorOrder();
-    build_job_->start([analysis = analysis_, by, column, order]() -> QAbstractItemModel* {
+    // The filter's selection is counted here too, off the GUI thread.
+    build_job_->start([analysis = analysis_, by, selection = selection_, column, order]() -> QAbstractItemModel* {
         auto* model = new TypeSummaryModel;
-        model->setAnalysis(analysis, by);
+        model->setAnalysis(analysis, by, selection);
         model->sort(column, order);
         return model;
     });
@@ -116,7 +117,7 @@ void SummaryPanel::install(QAbstractItemModel* built) {
             &SummaryPanel::onCurrentRowChanged);
     old->deleteLater();
     // The filter and the baseline may have changed while it was built.
-    if (selection_) model_->setSelection(selection_);
+    if (model_->selection() != selection_) model_->setSelection(selection_);
     if (comparison_) model_->setBaseline(shared_diff(comparison_));
     updateTotals();
     emit modelReplaced();

@@ -215,6 +215,10 @@ void Cycles::classify() {
         CycleInfo& info = info_[c];
         int culprit_rank = -1;
         for (uint32_t n : members(c)) {
+            // Whether n's holder's type traverses depends on n and c only:
+            // found at n's first candidate edge, reused for the others (a
+            // native array in a cycle has thousands of element edges).
+            int holder_traverses = -1;  // -1: not looked up yet
             for (uint32_t e : index_->out_edges(n)) {
                 // An edge into a native node (a C++ object a describe
                 // callback reported) is never seen by the collector; what
@@ -224,14 +228,17 @@ void Cycles::classify() {
                     cycle_of_[s.edge_target[e]] != c || is_native(s, s.edge_target[e])) {
                     continue;
                 }
-                // A native source speaks for the Python object holding it.
-                uint32_t holder = n;
-                if (is_native(s, n)) {
-                    const std::vector<uint32_t> chain = detail::python_holder_chain(
-                        *index_, n, [&](uint32_t m) { return cycle_of_[m] == c; });
-                    holder = chain.empty() ? kNoNode : s.edge_source[chain.front()];
+                if (holder_traverses < 0) {
+                    // A native source speaks for the Python object holding it.
+                    uint32_t holder = n;
+                    if (is_native(s, n)) {
+                        const std::vector<uint32_t> chain = detail::python_holder_chain(
+                            *index_, n, [&](uint32_t m) { return cycle_of_[m] == c; });
+                        holder = chain.empty() ? kNoNode : s.edge_source[chain.front()];
+                    }
+                    holder_traverses = holder != kNoNode && traverses(holder) ? 1 : 0;
                 }
-                const bool type_traverses_elsewhere = holder != kNoNode && traverses(holder);
+                const bool type_traverses_elsewhere = holder_traverses == 1;
                 // Preferred: a type with no tp_traverse at all, then a
                 // described C++ reference (the member to fix) over an
                 // implicit one such as an instance's __class__.

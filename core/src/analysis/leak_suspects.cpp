@@ -191,17 +191,23 @@ LeakSuspects::LeakSuspects(const SuspectInputs& in, const SuspectOptions& option
     // by the probe's kNodeStaticType flag on the type object's node.
     {
         std::unordered_set<std::string_view> loaded_modules;
-        std::unordered_map<uint64_t, uint32_t> static_type_node;
+        std::unordered_set<uint64_t> static_type_addresses;
+        // Which type ids are `module`, decided once per type, not per node.
+        std::vector<uint8_t> is_module_type(type_count + 1, 0);
+        for (uint32_t t = 0; t < type_count; ++t) {
+            is_module_type[t] = s.strings.view(s.types[t].name) == "module" ? 1 : 0;
+        }
         for (uint32_t node = 0; node < n_nodes; ++node) {
             const uint8_t flags = s.node_flags[node];
             if ((flags & format::kNodeTypeObject) && (flags & format::kNodeStaticType)) {
-                static_type_node.emplace(s.node_address[node], node);
-            } else if (type_name(s, node) == "module" && s.node_preview[node] != 0) {
+                static_type_addresses.insert(s.node_address[node]);
+            } else if (is_module_type[std::min<size_t>(s.node_type[node], type_count)] &&
+                       s.node_preview[node] != 0) {
                 loaded_modules.insert(s.strings.view(s.node_preview[node]));
             }
         }
         for (uint32_t t = 0; t < type_count; ++t) {
-            if (interpreter_type[t] || !static_type_node.contains(s.types[t].type_address)) continue;
+            if (interpreter_type[t] || !static_type_addresses.contains(s.types[t].type_address)) continue;
             const std::string_view module = s.strings.view(s.types[t].module);
             if (!loaded_modules.contains(module)) interpreter_type[t] = 1;
         }

@@ -386,10 +386,10 @@ void decode_edges(PayloadCursor& c, Snapshot& s, size_t n) {
     // the targets (each is about a third of the section's work). It starts
     // 2e bytes (kinds, flags) after the target column, whose end the job
     // finds by counting varints. Errors keep their order: one in the target,
-    // kind or flags columns is thrown from here, after waiting for the job,
-    // whose result is then dropped; the job's own error comes only after
-    // those columns were read without one. The job reads the kinds from the
-    // payload and writes only edge_label.
+    // kind or flags columns is thrown from here, after waiting for the job
+    // (BackgroundJob's destructor joins it and drops its result); the job's
+    // own error comes only after those columns were read without one. The
+    // job reads the kinds from the payload and writes only edge_label.
     struct LabelResult {
         bool decoded = false;  // false: the columns before did not fit (this thread says why)
         const uint8_t* end = nullptr;
@@ -404,28 +404,19 @@ void decode_edges(PayloadCursor& c, Snapshot& s, size_t n) {
         labels.end = label_cursor.position();
         labels.decoded = true;
     });
-    try {
-        s.edge_target.resize(static_cast<size_t>(e));
-        for (size_t k = 0; k < e; ++k) {
-            const int64_t t = int64_t{s.edge_source[k]} + zigzag_decode(c.varint("target column"));
-            if (t < 0 || static_cast<uint64_t>(t) >= n)
-                c.fail(ReadErrorCode::Corrupt, "edge " + std::to_string(k) + ": target " +
-                                                   std::to_string(t) + " is out of range (" +
-                                                   std::to_string(n) + " nodes)");
-            s.edge_target[k] = static_cast<uint32_t>(t);
-        }
-        const uint8_t* kinds = c.bytes(e, "kind column");
-        s.edge_kind.assign(kinds, kinds + e);
-        const uint8_t* flags = c.bytes(e, "edge flags column");
-        s.edge_flags.assign(flags, flags + e);
-    } catch (...) {
-        try {
-            label_job.finish();
-        } catch (...) {
-            // The labels come after the column that failed: their error is moot.
-        }
-        throw;
+    s.edge_target.resize(static_cast<size_t>(e));
+    for (size_t k = 0; k < e; ++k) {
+        const int64_t t = int64_t{s.edge_source[k]} + zigzag_decode(c.varint("target column"));
+        if (t < 0 || static_cast<uint64_t>(t) >= n)
+            c.fail(ReadErrorCode::Corrupt, "edge " + std::to_string(k) + ": target " +
+                                               std::to_string(t) + " is out of range (" +
+                                               std::to_string(n) + " nodes)");
+        s.edge_target[k] = static_cast<uint32_t>(t);
     }
+    const uint8_t* kinds = c.bytes(e, "kind column");
+    s.edge_kind.assign(kinds, kinds + e);
+    const uint8_t* flags = c.bytes(e, "edge flags column");
+    s.edge_flags.assign(flags, flags + e);
     label_job.finish();
     if (labels.decoded) {
         c.skip_to(labels.end);

@@ -10,41 +10,13 @@ import sys
 
 import _nanobindfix
 from program_common import finish
-
-
-def self_cycle(cls):
-    w = cls()
-    w.value = w
-
-
-def closure_cycle(cls):
-    w = cls()
-
-    def callback():
-        return w  # the closure's cell holds w
-    w.value = callback
-
-
-def globals_cycle(cls):
-    w = cls()
-    namespace = {"w": w}  # a plain function's globals hold w
-    exec("def callback():\n    return w\n", namespace)
-    w.value = namespace["callback"]
-
-
-def default_argument_cycle(cls):
-    w = cls()
-
-    def callback(arg=w):  # __defaults__ holds w
-        return arg
-    w.value = callback
-
+from wrapper_cycles import ALL as CYCLES
 
 if sys.argv[2:] == ["drop-module"]:
     del sys.modules["_nanobindfix"], _nanobindfix
     gc.collect()
 else:
-    for make in (self_cycle, closure_cycle, globals_cycle, default_argument_cycle):
+    for make in CYCLES:
         make(_nanobindfix.Wrapper)
         make(_nanobindfix.TraversedWrapper)
 
