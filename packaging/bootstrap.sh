@@ -62,6 +62,10 @@ build_preset() {
 
 install_missing
 cd "$here"
+# Other pybind11/nanobind releases' headers, so the probe recognises them too
+# (packaging/third-party-debs.txt); without them it recognises fewer, and says so.
+bash "$here/packaging/fetch-third-party.sh" \
+    || echo "bootstrap: some third-party headers could not be fetched (see above)" >&2
 build_preset dev
 
 case "$mode" in

@@ -2,7 +2,8 @@
 # Test roots for today's stack: Debian 13 (trixie) and Debian testing (forky)
 # as minbase chroots built with debootstrap from the archive apt already uses,
 # cached outside the checkout and reused. refscope is built inside a root from
-# the working tree (bind-mounted read-only at /src) and its probe, scenario and
+# the working tree (bind-mounted read-only at /src; the headers of
+# packaging/fetch-third-party.sh at /third-party) and its probe, scenario and
 # C/C++-extension suites run there against that distribution's Python, NumPy,
 # pybind11, nanobind, PyTorch, Qt, Graphviz and GCC.
 #
@@ -57,17 +58,22 @@ mirror() {
 # mounted in a private mount namespace.
 in_root() {
     unshare -m --propagation private -- /bin/sh -c '
-        root="$1"; src="$2"; shift 2
+        root="$1"; src="$2"; third="$3"; shift 3
         mount -t proc proc "$root/proc"
         mount --rbind /dev "$root/dev"
         mkdir -p "$root/src"
         mount --bind "$src" "$root/src"
         mount -o remount,bind,ro "$root/src"
+        if [ -d "$third" ]; then
+            mkdir -p "$root/third-party"
+            mount --bind "$third" "$root/third-party"
+            mount -o remount,bind,ro "$root/third-party"
+        fi
         exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
             LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
             REFSCOPE_ROOT_BUILD="${REFSCOPE_ROOT_BUILD:-/build/refscope}" \
             REFSCOPE_CTEST_ARGS="${REFSCOPE_CTEST_ARGS:-}" "$@"
-    ' in_root "$dir" "$here" "$@"
+    ' in_root "$dir" "$here" "${REFSCOPE_THIRD_PARTY:-/var/cache/refscope/third-party}" "$@"
 }
 
 create() {
