@@ -8,7 +8,9 @@
 #                                 selected (no display: headless under xvfb-run,
 #                                 prints the path, screenshot in
 #                                 build/dev/demo/refscope-demo.png)
-#   packaging/bootstrap.sh test   build (dev + ASan presets) and run every test
+#   packaging/bootstrap.sh test   build (dev + ASan presets) and run every test,
+#                                 then build and test inside the Debian 13 and
+#                                 Debian testing roots (packaging/distro-root.sh)
 #   packaging/bootstrap.sh build  only install and build (dev preset)
 #
 # Every Python 3.9-3.13 found (Debian's python3 and pyenv's) gets the probe;
@@ -33,6 +35,7 @@ packages=(
     # Debian's python3 (the pyenv Pythons get the header-only parts only).
     pybind11-dev python3-pybind11 python3-numpy python3-numba python3-pytest
     gdb                          # python -m refscope attach, and its tests
+    debootstrap curl             # the Debian 13/testing test roots (packaging/distro-root.sh)
     clang libclang-rt-14-dev     # the libFuzzer targets (tests/format, tests/live)
 )
 # Only the test run needs node/npm (an independent reader, memlab, checks the
@@ -80,9 +83,19 @@ test)
             || echo "bootstrap: npm ci failed; the memlab cross-check will be skipped" >&2
     fi
     # CTest prints "N tests passed, N failed" style totals; keep its output.
-    ctest --preset dev -j"$(nproc)"
-    build_preset asan
-    ctest --preset asan -j"$(nproc)"
+    # Each tier says how long it took (docs/support.md lists typical times).
+    tier() { local t=$SECONDS; "$@"; echo "bootstrap: [$* ] took $((SECONDS - t)) s"; }
+    tier ctest --preset dev -j"$(nproc)"
+    tier build_preset asan
+    tier ctest --preset asan -j"$(nproc)"
+    # Today's stack: the same sources built and tested inside Debian 13 and
+    # Debian testing roots (created once, cached in /var/cache/refscope/roots).
+    # REFSCOPE_ROOTS_SKIP=1 skips them for a quick local run; CI never sets it.
+    if [ "${REFSCOPE_ROOTS_SKIP:-0}" != 1 ]; then
+        for root in trixie forky; do
+            tier bash "$here/packaging/distro-root.sh" test "$root"
+        done
+    fi
     ;;
 demo)
     exec bash "$here/resources/demo/run-demo.sh" "$here/build/dev"

@@ -33,7 +33,7 @@ verb="$1" name="$2"; shift 2
 # What every root holds: the build tools and the libraries users run today.
 common=(
     g++ cmake ninja-build pkg-config libzstd-dev libgtest-dev zstd ca-certificates
-    libgraphviz-dev fonts-dejavu-core qt6-base-dev qt6-svg-dev libgl-dev
+    libgraphviz-dev graphviz fonts-dejavu-core qt6-base-dev qt6-svg-dev libgl-dev
     pybind11-dev python3-pybind11 nanobind-dev python3-nanobind
     python3-numpy python3-torch python3-numba python3-pytest gdb
 )
@@ -79,6 +79,19 @@ in_root() {
 create() {
     if [ -f "$dir/.refscope-stamp" ] && [ "$(cat "$dir/.refscope-stamp")" = "$stamp_text" ]; then
         return 0
+    fi
+    # Same suite, other package list: install what is missing into the cached
+    # root rather than making a new one. (Testing's Release file is older than
+    # its Valid-Until in this archive: apt must not insist on it.)
+    if [ -f "$dir/.refscope-stamp" ] && grep -q "^suite=$suite " "$dir/.refscope-stamp"; then
+        echo "distro-root: updating the packages of $name"
+        if in_root /bin/sh -c 'apt-get -qq -o Acquire::Check-Valid-Until=false update &&
+                DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"' \
+                sh "${packages[@]}" >"$roots/$name.update.log" 2>&1; then
+            echo "$stamp_text" >"$dir/.refscope-stamp"
+            return 0
+        fi
+        echo "distro-root: updating $name failed (see $roots/$name.update.log); making it anew" >&2
     fi
     command -v debootstrap >/dev/null || {
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null

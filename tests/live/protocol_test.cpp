@@ -107,7 +107,9 @@ TEST(Messages, HelloRefusesLies) {
     std::vector<uint8_t> shorty(10, 1);
     EXPECT_THROW(decode_hello(shorty.data(), shorty.size()), ProtocolError);
     // An argv count far beyond the field's bytes.
-    std::vector<uint8_t> p(kTokenBytes, 7);
+    // assign, not the sized constructor: GCC 16 warns, wrongly, on a push_back after that.
+    std::vector<uint8_t> p;
+    p.assign(kTokenBytes, 7);
     p.push_back(static_cast<uint8_t>(DescriptionTag::Argv));
     std::vector<uint8_t> argv;
     format::append_varint(argv, uint64_t{1} << 40);

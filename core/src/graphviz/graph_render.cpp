@@ -462,9 +462,11 @@ GraphLayout compute_layout(const Subgraph& subgraph, const RenderOptions& option
         placement.edge = static_cast<uint32_t>(i);
         if (const splines* spl = ED_spl(e); spl && spl->size > 0) {
             // dot draws one Bézier per edge (several only with concentrate=true).
-            for (int b = 0; b < spl->size; ++b) {
+            // The counts are int before Graphviz 13 and size_t after.
+            for (decltype(spl->size) b = 0; b < spl->size; ++b) {
                 const bezier& curve = spl->list[b];
-                for (int p = 0; p < curve.size; ++p) placement.points.push_back(flip(curve.list[p]));
+                for (decltype(curve.size) p = 0; p < curve.size; ++p)
+                    placement.points.push_back(flip(curve.list[p]));
                 if (curve.eflag) placement.arrow_head = flip(curve.ep);
             }
         }

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <string>
+#include <type_traits>
 
 namespace refscope::graphviz {
 namespace {
@@ -29,7 +30,33 @@ int no_flush(void*) { return 0; }
 Agiodisc_t string_io = {no_read, append_to_string, no_flush};
 
 std::atomic<int> live_objects{0};
-Agdisc_t string_discipline = {&AgMemDisc, &AgIdDisc, &string_io};
+
+// Graphviz 2.42-14 differ in three places; each is decided from the declared
+// API itself, so no version number has to be trusted:
+// - Agdisc_t lost its memory discipline (and AgMemDisc) in later releases.
+//   Members are set by name and the rest left null: agopen falls back to its
+//   default discipline for every null member, in every release.
+// - gvRenderData's length is unsigned int* before 13 and size_t* after.
+// - agstrfree gained an is_html flag.
+Agdisc_t make_string_discipline() {
+    Agdisc_t discipline{};
+    discipline.id = &AgIdDisc;
+    discipline.io = &string_io;
+    return discipline;
+}
+Agdisc_t string_discipline = make_string_discipline();
+
+template <typename Length>
+Length render_length_type(int (*)(GVC_t*, graph_t*, const char*, char**, Length*));
+using RenderLength = decltype(render_length_type(&gvRenderData));
+
+// A template, so that only the branch the installed cgraph declares is compiled.
+void free_html_string(auto* graph, char* value) {
+    if constexpr (std::is_invocable_v<decltype(agstrfree), Agraph_t*, const char*, bool>)
+        agstrfree(graph, value, true);
+    else
+        agstrfree(graph, value);
+}
 
 }  // namespace
 
@@ -102,9 +129,16 @@ LayoutHolder::LayoutHolder(GVC_t* context, Agraph_t* graph, const std::string& e
     : context_(context), graph_(graph) {
     if (gvLayout(context, graph, engine.c_str()) != 0) {
         const std::string why = errors.messages();
+        // Graphviz finds its layout plugins through a configuration file that
+        // `dot -c` writes, which Debian runs only when the graphviz package
+        // (not just the libraries) is installed.
+        const bool no_plugins = why.find("not recognized") != std::string::npos;
         throw GraphvizError(GraphvizError::Kind::Layout,
                             "Graphviz layout with '" + engine + "' failed" +
-                                (why.empty() ? std::string() : ": " + why));
+                                (why.empty() ? std::string() : ": " + why) +
+                                (no_plugins ? " (Graphviz's plugins are not configured: install Debian's "
+                                              "graphviz package, or run `dot -c` as root)"
+                                            : std::string()));
     }
     ++live_objects;
 }
@@ -116,7 +150,8 @@ LayoutHolder::~LayoutHolder() {
 
 RenderedData::RenderedData(GVC_t* context, Agraph_t* graph, const char* format,
                            const ErrorCapture& errors) {
-    if (gvRenderData(context, graph, format, &data_, &length_) != 0 || !data_) {
+    RenderLength length = 0;
+    if (gvRenderData(context, graph, format, &data_, &length) != 0 || !data_) {
         if (data_) gvFreeRenderData(data_);
         const std::string why = errors.messages();
         throw GraphvizError(GraphvizError::Kind::Render,
@@ -124,6 +159,7 @@ RenderedData::RenderedData(GVC_t* context, Agraph_t* graph, const char* format,
                                 (why.empty() ? std::string() : ": " + why) +
                                 " (is Debian's libgvc6 with its cairo plugin installed?)");
     }
+    length_ = static_cast<size_t>(length);
     ++live_objects;
 }
 
@@ -140,7 +176,7 @@ void set_html_attribute(Agraph_t* graph, void* object, Agsym_t* symbol, const st
     char* value = agstrdup_html(graph, const_cast<char*>(html.c_str()));
     // agxset keeps its own reference (and the HTML mark); drop ours.
     agxset(object, symbol, value);
-    agstrfree(graph, value);
+    free_html_string(graph, value);
 }
 
 Agsym_t* declare_attribute(Agraph_t* graph, int kind, const char* name, const char* default_value) {

@@ -92,7 +92,7 @@ public:
 
 private:
     char* data_ = nullptr;
-    unsigned int length_ = 0;
+    size_t length_ = 0;
 };
 
 // Attribute setting with the const_casts cgraph's char* API needs in one place.
