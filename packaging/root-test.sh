@@ -20,7 +20,8 @@ pythons="${pythons#;}"
 echo "root-test: building for $pythons"
 
 cmake -S /src -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DREFSCOPE_WERROR=ON -DREFSCOPE_BUILD_GUI_TESTS=OFF "-DREFSCOPE_PYTHONS=$pythons" >"$build.configure.log" 2>&1 \
+    -DREFSCOPE_WERROR=ON -DREFSCOPE_BUILD_GUI_TESTS=OFF "-DREFSCOPE_PYTHONS=$pythons" \
+    -DREFSCOPE_THIRD_PARTY_DIR=/third-party >"$build.configure.log" 2>&1 \
     || { tail -n 40 "$build.configure.log"; exit 1; }
 grep -E "refscope probe|pybind11|nanobind" "$build.configure.log" || true
 cmake --build "$build" -- -j"$(nproc)"

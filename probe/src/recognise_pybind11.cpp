@@ -3,15 +3,28 @@
 // every registered instance added to the walk (a self-cycle through a
 // non-GC pybind11 instance is reachable from nothing else).
 //
-// Keyed on pybind11's own ABI contract: all modules that share pybind11
-// internals publish them in `builtins` under PYBIND11_INTERNALS_ID
-// ("__pybind11_internals_v4_gcc_libstdcpp_cxxabi1017__"), and pybind11 bumps
+// Keyed on pybind11's own ABI contract: modules that share pybind11 internals
+// publish them under PYBIND11_INTERNALS_ID
+// ("__pybind11_internals_v5_gcc_libstdcpp_cxxabi1019__"), and pybind11 bumps
 // the version in that id whenever `internals`, `type_info` or `instance`
-// change layout. The probe is compiled against one pybind11 (Debian's, found
-// at configure time) and reads only the capsule whose id matches the one it
-// was compiled with, through pybind11's own struct definitions. Modules built
-// with another internals version, compiler or standard library publish
-// another id: they are not recognised, and nothing is read from them.
+// change layout. Where they are published and what the capsule holds changed:
+//   internals v4 (2.10-2.13 on Python < 3.12): `builtins`, internals**;
+//   v5 (2.12-2.13 on Python >= 3.12): the interpreter's state dict,
+//       internals**; function record capsules are named by the internals;
+//   v11+ (3.x): the state dict, std::unique_ptr<internals>*; function
+//       records are objects of a pybind11_detail_function_record_* type.
+//
+// This file is compiled once per pybind11 release the build found
+// (probe/CMakeLists.txt), with REFSCOPE_PYBIND11_RELEASE naming it (3_1_0)
+// and that release's headers first on the include path. Each copy reads only
+// the internals whose id matches the one its headers define (up to the
+// compiler ABI number: recognise_pybind11.h), through those headers' own
+// struct definitions; extensions built with an internals version, compiler or
+// standard library no copy knows are not recognised, and nothing is read from
+// them. pybind11's namespace is renamed per copy, so that two releases'
+// inline functions and structs never meet in one module (one definition
+// rule). pybind11 functions that could create internals or run Python code
+// (get_internals, casts) are never called: only fields are read.
 //
 // Function records (default arguments) are not covered by that contract as
 // strictly, so they are read only for functions found in the dicts of
@@ -19,15 +32,30 @@
 // function's PyMethodDef.
 #include "describe_session.h"
 
-#if REFSCOPE_HAVE_PYBIND11
+#include "recognise_pybind11.h"
+
+#ifndef REFSCOPE_PYBIND11_RELEASE
+#error "compiled once per pybind11 release, with REFSCOPE_PYBIND11_RELEASE set (probe/CMakeLists.txt)"
+#endif
+
+#define REFSCOPE_PASTE2(a, b) a##b
+#define REFSCOPE_PASTE(a, b) REFSCOPE_PASTE2(a, b)
+// The release's own namespace: pybind11 spells it through this one token.
+#define pybind11 REFSCOPE_PASTE(refscope_pybind11_, REFSCOPE_PYBIND11_RELEASE)
 
 #include <pybind11/pybind11.h>
 
+#include <cstring>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "heap_walker.h"
 #include "python_text.h"
+
+#if PYBIND11_VERSION_MAJOR >= 3
+#include <pybind11/detail/function_record_pyobject.h>
+#endif
 
 namespace refscope::probe {
 namespace {
@@ -36,11 +64,12 @@ namespace pyd = pybind11::detail;
 
 struct Pybind11State {
     pyd::internals* internals = nullptr;
-    std::unordered_set<PyObject*> record_capsules;
+    // Function record holders (capsules, or 3.x record objects) -> record.
+    std::unordered_map<PyObject*, pyd::function_record*> records;
 };
 
-// One per process: the recogniser's context must outlive the walk's calls,
-// and begin() refills it at the start of every walk.
+// One per release per process: the recogniser's context must outlive the
+// walk's calls, and the entry point refills it at the start of every walk.
 Pybind11State g_state;
 
 const std::vector<pyd::type_info*>* type_infos(PyTypeObject* tp) {
@@ -106,9 +135,10 @@ int describe_heap(const refscope_describe_api* api, refscope_describe_sink* sink
 // the record owns a reference to each (function_record's destructor drops
 // them), and nothing reports them to the collector.
 int describe_record(const refscope_describe_api* api, refscope_describe_sink* sink, PyObject* self, void*) {
-    if (g_state.record_capsules.count(self) == 0) return 0;
-    auto* rec = static_cast<pyd::function_record*>(PyCapsule_GetPointer(self, nullptr));
+    auto found = g_state.records.find(self);
+    if (found == g_state.records.end()) return 0;
     std::string label;
+    pyd::function_record* rec = found->second;
     for (int overloads = 0; rec != nullptr && overloads < 64; rec = rec->next, ++overloads) {
         if (rec->args.size() > 256) break;
         // "_pybindfix.DefaultWrapper.__init__ default argument 'other'"
@@ -125,65 +155,94 @@ int describe_record(const refscope_describe_api* api, refscope_describe_sink* si
     return 0;
 }
 
-// The function record capsule behind a pybind11 cpp_function found in a
-// pybind11 type's dict, or nullptr. In internals v4 the capsule has no name;
-// the record must name the function's own PyMethodDef.
-PyObject* record_capsule(PyObject* value) {
-    if (value == nullptr) return nullptr;
+// The function record a cpp_function's m_self holds, or nullptr: a capsule
+// (2.x; unnamed in internals v4, named by the internals' own string in v5)
+// or, in 3.x, an object of pybind11's versioned function record type.
+pyd::function_record* function_record_of(PyObject* holder) {
+#if PYBIND11_VERSION_MAJOR >= 3
+    namespace methods = pyd::function_record_PyTypeObject_methods;
+    if (PyType_Check(holder) || std::strcmp(Py_TYPE(holder)->tp_name, methods::tp_qualname_impl) != 0) return nullptr;
+    return reinterpret_cast<pyd::function_record_PyObject*>(holder)->cpp_func_rec;
+#else
+#if PYBIND11_INTERNALS_VERSION > 4
+    const char* name = g_state.internals->function_record_capsule_name.c_str();
+#else
+    const char* name = nullptr;
+#endif
+    // The name is compared by address, as pybind11 does.
+    if (!PyCapsule_CheckExact(holder) || PyCapsule_GetName(holder) != name || !PyCapsule_IsValid(holder, name))
+        return nullptr;
+    return static_cast<pyd::function_record*>(PyCapsule_GetPointer(holder, name));
+#endif
+}
+
+// Records the function record behind a pybind11 cpp_function found in a
+// pybind11 type's dict; the record must name the function's own PyMethodDef.
+void note_record(PyObject* value, Pybind11Claims& claims) {
+    if (value == nullptr) return;
     if (PyInstanceMethod_Check(value)) value = PyInstanceMethod_GET_FUNCTION(value);
-    if (!PyCFunction_Check(value)) return nullptr;
+    if (!PyCFunction_Check(value)) return;
     auto* f = reinterpret_cast<PyCFunctionObject*>(value);
-    PyObject* capsule = f->m_self;
-    if (capsule == nullptr || !PyCapsule_CheckExact(capsule) || !PyCapsule_IsValid(capsule, nullptr)) return nullptr;
-    auto* rec = static_cast<pyd::function_record*>(PyCapsule_GetPointer(capsule, nullptr));
-    if (rec == nullptr || rec->def != f->m_ml) return nullptr;
-    return capsule;
+    if (f->m_self == nullptr || claims.count(f->m_self) != 0) return;
+    pyd::function_record* rec = function_record_of(f->m_self);
+    if (rec == nullptr || rec->def != f->m_ml) return;
+    g_state.records.emplace(f->m_self, rec);
+    claims.insert(f->m_self);
+}
+
+// The internals behind the capsule of this release's id, or nullptr.
+pyd::internals* internals_in(PyObject* capsule) {
+    if (!PyCapsule_IsValid(capsule, nullptr)) return nullptr;
+#if PYBIND11_VERSION_MAJOR >= 3
+    auto* pp = static_cast<std::unique_ptr<pyd::internals>*>(PyCapsule_GetPointer(capsule, nullptr));
+    return pp != nullptr ? pp->get() : nullptr;
+#else
+    auto** pp = static_cast<pyd::internals**>(PyCapsule_GetPointer(capsule, nullptr));
+    return pp != nullptr ? *pp : nullptr;
+#endif
 }
 
 }  // namespace
 
-void recognise_pybind11(DescribeSession& session) {
+void REFSCOPE_PASTE(recognise_pybind11_, REFSCOPE_PYBIND11_RELEASE)(DescribeSession& session,
+                                                                     Pybind11Claims& claims) {
     g_state.internals = nullptr;
-    g_state.record_capsules.clear();
-    // pybind11 stores its internals in the builtins module's dict.
-    PyObject* capsule = dict_find_str(loaded_module_dict("builtins"), PYBIND11_INTERNALS_ID);
-    if (capsule == nullptr || !PyCapsule_IsValid(capsule, nullptr)) return;
-    auto** pp = static_cast<pyd::internals**>(PyCapsule_GetPointer(capsule, nullptr));
-    if (pp == nullptr || *pp == nullptr) return;
-    g_state.internals = *pp;
-
-    Describer instances;
-    instances.library = "pybind11";
-    instances.describe_instance = &describe_instance;
-    instances.describe_heap = &describe_heap;
-    const uint32_t index = session.add(nullptr, instances);
-    for (const auto& entry : g_state.internals->registered_types_py) {
+    g_state.records.clear();
+    PyObject* capsule = find_pybind11_internals(PYBIND11_INTERNALS_ID);
+    pyd::internals* internals = capsule != nullptr ? internals_in(capsule) : nullptr;
+    if (internals == nullptr) return;
+    g_state.internals = internals;
+    // Releases sharing an internals version share the internals: the first
+    // to find them describes the instances. Function records are laid out by
+    // the release that built each extension, which the id does not tell, so
+    // every such release looks for the ones its layout reads (the record
+    // must name its function's PyMethodDef), each record counted once.
+    const bool owner = claims.insert(capsule).second;
+    uint32_t index = 0;
+    if (owner) {
+        Describer instances;
+        instances.library = "pybind11";
+        instances.describe_instance = &describe_instance;
+        instances.describe_heap = &describe_heap;
+        index = session.add(nullptr, instances);
+    }
+    for (const auto& entry : internals->registered_types_py) {
         PyTypeObject* type = entry.first;
-        session.add_type(type, index);
+        if (owner) session.add_type(type, index);
         // Methods live in the type's dict as instancemethod(cpp_function).
         PyObject* dict = type->tp_dict;
         if (dict == nullptr || !PyDict_Check(dict)) continue;
         Py_ssize_t pos = 0;
         PyObject* key;
         PyObject* value;
-        while (PyDict_Next(dict, &pos, &key, &value)) {
-            if (PyObject* record = record_capsule(value)) g_state.record_capsules.insert(record);
-        }
+        while (PyDict_Next(dict, &pos, &key, &value)) note_record(value, claims);
     }
-    if (!g_state.record_capsules.empty()) {
-        Describer records;
-        records.library = "pybind11";
-        records.describe_instance = &describe_record;
-        session.add(&PyCapsule_Type, records);
-    }
+    if (g_state.records.empty()) return;
+    Describer records;
+    records.library = "pybind11";
+    records.describe_instance = &describe_record;
+    const uint32_t records_index = session.add(nullptr, records);
+    for (const auto& entry : g_state.records) session.add_type(Py_TYPE(entry.first), records_index);
 }
 
 }  // namespace refscope::probe
-
-#else  // no pybind11 headers at build time: nothing is recognised
-
-namespace refscope::probe {
-void recognise_pybind11(DescribeSession&) {}
-}  // namespace refscope::probe
-
-#endif
