@@ -12,8 +12,10 @@
 #   packaging/distro-root.sh run    trixie|forky CMD...   run CMD inside (checkout at /src)
 #   packaging/distro-root.sh versions trixie|forky print the stack's versions
 #
-# Inside, the build goes to $REFSCOPE_ROOT_BUILD (default /build/refscope, kept
-# in the cached root so a rerun builds incrementally); $REFSCOPE_CTEST_ARGS is
+# Inside, the build goes to $REFSCOPE_ROOT_BUILD (default /build/<checkout>-<hash
+# of its path>, kept in the cached root so a rerun builds incrementally; one
+# per checkout, because ninja decides by modification times and another
+# checkout's older files would otherwise look up to date); $REFSCOPE_CTEST_ARGS is
 # passed to ctest (e.g. "-R probe.test_threads").
 #
 # Where: $REFSCOPE_ROOTS (default /var/cache/refscope/roots)/<name>. A root is
@@ -24,6 +26,8 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+: "${REFSCOPE_ROOT_BUILD:=/build/$(basename "$here")-$(printf %s "$here" | md5sum | cut -c1-8)}"
+export REFSCOPE_ROOT_BUILD
 roots="${REFSCOPE_ROOTS:-/var/cache/refscope/roots}"
 
 usage() { echo "usage: packaging/distro-root.sh create|test|versions NAME | run NAME CMD..." >&2; exit 2; }
@@ -71,7 +75,7 @@ in_root() {
         fi
         exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
             LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
-            REFSCOPE_ROOT_BUILD="${REFSCOPE_ROOT_BUILD:-/build/refscope}" \
+            REFSCOPE_ROOT_BUILD="$REFSCOPE_ROOT_BUILD" \
             REFSCOPE_CTEST_ARGS="${REFSCOPE_CTEST_ARGS:-}" "$@"
     ' in_root "$dir" "$here" "${REFSCOPE_THIRD_PARTY:-/var/cache/refscope/third-party}" "$@"
 }

@@ -5,20 +5,28 @@
 // every ndarray gets its owned `base` and `dtype` edges (ndarray is not a GC
 // type, so nothing reports them: a view's base showed as unexplained
 // surplus); arrays of Python objects get an edge per element from their data
-// node. Keyed on NumPy's C ABI version, read from its own API table
-// (PyArray_GetNDArrayCVersion, a C function returning a constant): the
-// PyArrayObject_fields and PyArray_Descr layouts restated below are the
-// public ABI of NumPy 1.x (ABI 0x01000009), which NumPy keeps stable across
-// 1.x minors; mem_handler exists from C API feature version 0xF (1.22).
-// NumPy 2 (ABI 0x02000000) changed PyArray_Descr, and no NumPy 2 is available
-// here to verify a layout against: it is not recognised (degrades to nothing).
+// node. Views own no data, so the bytes are counted once, at the array that
+// owns them, however many views share them. Keyed on NumPy's C ABI version,
+// read from its own API table (PyArray_GetNDArrayCVersion, a C function
+// returning a constant; the table is the `_ARRAY_API` capsule of
+// numpy._core._multiarray_umath in 2.x, numpy.core._multiarray_umath in
+// 1.x). The layouts restated below are NumPy's public ABI:
+//   ABI 0x01000009 (every 1.x): PyArray_Descr has `char flags` and
+//       `int elsize`, `int alignment`;
+//   ABI 0x02000000 (every 2.x, checked against 2.2 and 2.4's headers):
+//       PyArray_Descr has `npy_uint64 flags`, `npy_intp elsize`,
+//       `npy_intp alignment` after type_num;
+//   both: PyArrayObject_fields is unchanged; mem_handler exists from C API
+//       feature version 0xF (1.22).
+// Other ABI versions are not recognised (degrades to nothing).
 //
 // Numba: each numba.core.runtime._nrt_python._MemInfo Python object gets a
 // native node for its NRT MemInfo (refcount, bytes: the MemInfo header and
 // its data, allocated together). Keyed on numba.__version__: the MemInfo and
 // MemInfoObject layouts below are those of Numba 0.56 (verified against the
-// sources Debian ships in python3-numba), unchanged in later releases' nrt.c;
-// versions outside 0.49 to 0.x are not recognised.
+// sources Debian ships in python3-numba: 0.56 in Debian 12, 0.61.2 in
+// Debian 13, 0.65.1 in testing, all alike); versions outside 0.49 to 0.x are
+// not recognised.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -33,7 +41,7 @@ namespace {
 
 // ------------------------------------------------------------------ NumPy
 
-// numpy/ndarraytypes.h, NumPy 1.x (ABI 0x01000009): the public fields.
+// numpy/ndarraytypes.h: the public fields of PyArray_Descr, 1.x and 2.x.
 struct NumpyDescr1 {
     PyObject_HEAD
     PyTypeObject* typeobj;
@@ -46,14 +54,32 @@ struct NumpyDescr1 {
     int alignment;
 };
 
-struct NumpyArray1 {
+struct NumpyDescr2 {
+    PyObject_HEAD
+    PyTypeObject* typeobj;
+    char kind;
+    char type;
+    char byteorder;
+    char former_flags;
+    int type_num;
+    uint64_t flags;
+    Py_ssize_t elsize;
+    Py_ssize_t alignment;
+};
+
+// The fields both share, at the same offsets.
+using NumpyDescrHead = NumpyDescr1;
+static_assert(offsetof(NumpyDescr1, type_num) == offsetof(NumpyDescr2, type_num));
+static_assert(offsetof(NumpyDescr1, typeobj) == offsetof(NumpyDescr2, typeobj));
+
+struct NumpyArray {
     PyObject_HEAD
     char* data;
     int nd;
     Py_ssize_t* dimensions;
     Py_ssize_t* strides;
     PyObject* base;
-    NumpyDescr1* descr;
+    NumpyDescrHead* descr;
     int flags;
     PyObject* weakreflist;
     void* buffer_info;     // feature version >= 0xE (1.20)
@@ -61,6 +87,7 @@ struct NumpyArray1 {
 };
 
 constexpr unsigned kNumpyAbi1 = 0x01000009;
+constexpr unsigned kNumpyAbi2 = 0x02000000;
 constexpr unsigned kFeatureMemHandler = 0xF;
 constexpr int kOwnData = 0x0004;      // NPY_ARRAY_OWNDATA
 constexpr int kContiguous = 0x0003;   // NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_F_CONTIGUOUS
@@ -69,10 +96,17 @@ constexpr size_t kMaxObjectElements = 60000;  // stays under the per-call bound
 
 struct NumpyState {
     bool mem_handler = false;
+    bool abi2 = false;
 };
 NumpyState g_numpy;
 
-void format_shape(const NumpyArray1* a, std::string& out) {
+// The element size, read with the layout of the running NumPy's ABI.
+int64_t element_size(const NumpyDescrHead* descr) {
+    if (g_numpy.abi2) return reinterpret_cast<const NumpyDescr2*>(descr)->elsize;
+    return descr->elsize;
+}
+
+void format_shape(const NumpyArray* a, std::string& out) {
     out += '(';
     for (int i = 0; i < a->nd && i < 32; ++i) {
         if (i > 0) out += ", ";
@@ -83,7 +117,7 @@ void format_shape(const NumpyArray1* a, std::string& out) {
 }
 
 int describe_ndarray(const refscope_describe_api* api, refscope_describe_sink* sink, PyObject* self, void*) {
-    auto* a = reinterpret_cast<NumpyArray1*>(self);
+    auto* a = reinterpret_cast<NumpyArray*>(self);
     if (a->descr != nullptr)
         api->object_edge(sink, REFSCOPE_SELF, reinterpret_cast<PyObject*>(a->descr), "dtype", REFSCOPE_EDGE_ATTRIBUTE);
     if (a->base != nullptr) api->object_edge(sink, REFSCOPE_SELF, a->base, "base", REFSCOPE_EDGE_ATTRIBUTE);
@@ -98,8 +132,8 @@ int describe_ndarray(const refscope_describe_api* api, refscope_describe_sink* s
         overflow |= d < 0 || __builtin_mul_overflow(elements, static_cast<uint64_t>(d), &elements);
     }
     uint64_t bytes = 0;
-    overflow |= a->descr->elsize < 0 ||
-                __builtin_mul_overflow(elements, static_cast<uint64_t>(a->descr->elsize), &bytes);
+    const int64_t elsize = element_size(a->descr);
+    overflow |= elsize < 0 || __builtin_mul_overflow(elements, static_cast<uint64_t>(elsize), &bytes);
     if (overflow) return 0;
 
     refscope_node data = api->native_node(sink, "ndarray data", 0, a->data, bytes);
@@ -115,7 +149,7 @@ int describe_ndarray(const refscope_describe_api* api, refscope_describe_sink* s
     // An object array's buffer holds a reference to each element; nothing
     // reports them to the collector (ndarray has no tp_traverse).
     if (a->descr->type_num == kObjectTypeNum && (a->flags & kContiguous) &&
-        a->descr->elsize == static_cast<int>(sizeof(PyObject*))) {
+        elsize == static_cast<int64_t>(sizeof(PyObject*))) {
         auto** items = reinterpret_cast<PyObject**>(a->data);
         char label[32];
         const uint64_t shown = elements < kMaxObjectElements ? elements : kMaxObjectElements;
@@ -131,21 +165,27 @@ int describe_ndarray(const refscope_describe_api* api, refscope_describe_sink* s
 }  // namespace
 
 void recognise_numpy(DescribeSession& session) {
-    // NumPy 1.x keeps its C API table in numpy.core._multiarray_umath.
-    PyObject* capsule = dict_find_str(loaded_module_dict("numpy.core._multiarray_umath"), "_ARRAY_API");
+    // NumPy 2 keeps its C API table in numpy._core._multiarray_umath, 1.x in
+    // numpy.core._multiarray_umath (in 2.x a shim that must not be touched).
+    PyObject* capsule = dict_find_str(loaded_module_dict("numpy._core._multiarray_umath"), "_ARRAY_API");
+    if (capsule == nullptr) capsule = dict_find_str(loaded_module_dict("numpy.core._multiarray_umath"), "_ARRAY_API");
     if (capsule == nullptr || !PyCapsule_IsValid(capsule, nullptr)) return;
     auto** api = static_cast<void**>(PyCapsule_GetPointer(capsule, nullptr));
     if (api == nullptr) return;
     // Slot 0: PyArray_GetNDArrayCVersion; slot 211: ...CFeatureVersion;
-    // slot 2: &PyArray_Type. Both functions return constants.
+    // slot 2: &PyArray_Type (the same slots in 1.x and 2.x). Both functions
+    // return constants.
     auto abi = reinterpret_cast<unsigned (*)(void)>(api[0]);
     auto feature = reinterpret_cast<unsigned (*)(void)>(api[211]);
-    if (abi == nullptr || abi() != kNumpyAbi1 || feature == nullptr) return;
+    if (abi == nullptr || feature == nullptr) return;
+    const unsigned version = abi();
+    if (version != kNumpyAbi1 && version != kNumpyAbi2) return;
     auto* array_type = static_cast<PyTypeObject*>(api[2]);
-    if (array_type == nullptr || array_type->tp_basicsize < static_cast<Py_ssize_t>(offsetof(NumpyArray1, weakreflist)))
+    if (array_type == nullptr || array_type->tp_basicsize < static_cast<Py_ssize_t>(offsetof(NumpyArray, weakreflist)))
         return;
+    g_numpy.abi2 = version == kNumpyAbi2;
     g_numpy.mem_handler = feature() >= kFeatureMemHandler &&
-                          array_type->tp_basicsize >= static_cast<Py_ssize_t>(sizeof(NumpyArray1));
+                          array_type->tp_basicsize >= static_cast<Py_ssize_t>(sizeof(NumpyArray));
     Describer d;
     d.library = "numpy";
     d.describe_instance = &describe_ndarray;

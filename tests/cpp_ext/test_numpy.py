@@ -111,6 +111,21 @@ class ArraysCli(unittest.TestCase):
         self.assertIn(info["base"], rows)
         self.assertEqual(rows[info["base"]]["dominator"]["address"], info["view"])
 
+    def test_shared_data_is_counted_once_at_its_real_size(self):
+        info = self.program()
+        summary = cli_json("summary", info["snapshot"], "--by", "type", "--top", "100000")
+        data = [g for g in summary["groups"] if g["name"] == "ndarray data"]
+        self.assertEqual(len(data), 1, [g["name"] for g in summary["groups"]][:40])
+        # 80 MB + 8 MB of owned data (and a few small arrays), not 80 MB per view
+        self.assertGreaterEqual(data[0]["bytes"], 88_000_000, (info["numpy"], data))
+        self.assertLess(data[0]["bytes"], 100_000_000, (info["numpy"], data))
+        self.assertGreaterEqual(summary["bytes"], 88_000_000)
+        # two views share the owner: neither dominates it, and it retains its 80 MB
+        rows = self.retained
+        self.assertIn(info["big"], rows)
+        self.assertGreaterEqual(rows[info["big"]]["retained_bytes"], 80_000_000)
+        self.assertNotIn(rows[info["big"]]["dominator"]["address"], (info["left"], info["right"]))
+
     def test_the_path_to_the_base_runs_through_the_view(self):
         info = self.program()
         path = cli_json("path", info["snapshot"], "--to", info["base"])
