@@ -13,7 +13,7 @@
 #                                 Debian testing roots (packaging/distro-root.sh)
 #   packaging/bootstrap.sh build  only install and build (dev preset)
 #
-# Every Python 3.9-3.13 found (Debian's python3 and pyenv's) gets the probe;
+# Every Python 3.9-3.15 found (Debian's python3 and pyenv's) gets the probe;
 # see probe/CMakeLists.txt for the discovery rules.
 set -euo pipefail
 

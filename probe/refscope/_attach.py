@@ -26,8 +26,11 @@ How attach works (docs/protocol.md, "Attaching"):
 5. Cancel (SIGTERM/SIGINT, from main()): held while gdb is inside the
    target, then the attacher and the bootstrap race to create the file
    `decision` (O_EXCL). The attacher winning removes the directory, so the
-   pending call finds no script and does nothing; the bootstrap winning is
-   already connecting, and the outcome says so.
+   pending call finds no script and does nothing (sys.remote_exec would
+   complain of a missing script in the program's stderr: there the script
+   is replaced by one that only removes the directory, and the token goes
+   at once); the bootstrap winning is already connecting, and the outcome
+   says so.
 
 The main thread must run Python code for the pending call to run: a
 process blocked for good in a C call (a join() without timeout in 3.13, a
@@ -374,6 +377,21 @@ def _write_private(path, data, uid):
         os.chown(path, uid, -1)
 
 
+def _disarm_remote_exec(workdir, script_path, target_uid):
+    """A cancelled sys.remote_exec: the target's interpreter will still open
+    the script at its next safe point, and prints an error into the
+    program's stderr if it is missing. Leave in its place one that only
+    removes the directory (binding no name), and nothing else: the token
+    goes now."""
+    inert = "__import__('shutil').rmtree(%r, True)\n" % workdir
+    replacement = script_path + ".inert"
+    _write_private(replacement, inert, target_uid)
+    os.replace(replacement, script_path)
+    for name in os.listdir(workdir):
+        if name != os.path.basename(script_path):
+            os.unlink(os.path.join(workdir, name))
+
+
 def attach(pid, address, token, label="", timeout=10.0, method=None, gdb_path=None, cancellation=None):
     """Connects process `pid` to the receiver at `address`. Returns a dict
     (ok, pid, method, message); raises AttachError. With a `cancellation`
@@ -462,9 +480,12 @@ def attach(pid, address, token, label="", timeout=10.0, method=None, gdb_path=No
         cancellation.deferring = True  # a second signal changes nothing now
         if not injected or _claim(workdir, "cancel"):
             # Nothing scheduled, or the bootstrap has not begun to connect and
-            # now never will: removing the directory (finally) makes the
+            # now never will: removing the directory (finally) makes gdb's
             # pending call, if it ever runs, a silent no-op.
-            injected = False
+            if injected and method != "gdb":
+                _disarm_remote_exec(workdir, script_path, target_uid)
+            else:
+                injected = False
             raise AttachError("cancelled", "attach cancelled: process %d will not connect" % pid)
         # The bootstrap claimed first: it is connecting. Report what it did.
         deadline = time.monotonic() + 10

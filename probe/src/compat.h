@@ -26,9 +26,7 @@
 
 #include <cstdint>
 
-#if PY_VERSION_HEX < 0x03090000 || PY_VERSION_HEX >= 0x030E0000
-#error "refscope's probe supports CPython 3.9 to 3.13"
-#endif
+#include "cpython_internals.h"  // the supported-version gate
 
 namespace refscope::probe::compat {
 
@@ -204,14 +202,17 @@ inline int code_first_line(PyCodeObject* co) { return co->co_firstlineno; }
 // Generator fields held outside the embedded frame.
 template <typename Visit>
 void visit_generator_fields(PyObject* gen, Visit&& visit) {
-    auto* g = reinterpret_cast<PyGenObject*>(gen);
-    visit("__name__", g->gi_name);
-    visit("__qualname__", g->gi_qualname);
+    PyObject* name = nullptr;
+    PyObject* qualname = nullptr;
+    rs_generator_names(gen, &name, &qualname);  // the struct is private since 3.14
+    visit("__name__", name);
+    visit("__qualname__", qualname);
 #if PY_VERSION_HEX < 0x030B0000
+    auto* g = reinterpret_cast<PyGenObject*>(gen);
     visit("gi_frame", reinterpret_cast<PyObject*>(g->gi_frame));
     visit("gi_code", g->gi_code);
 #elif PY_VERSION_HEX < 0x030C0000
-    visit("gi_code", reinterpret_cast<PyObject*>(g->gi_code));
+    visit("gi_code", reinterpret_cast<PyObject*>(reinterpret_cast<PyGenObject*>(gen)->gi_code));
 #endif
 }
 

@@ -16,6 +16,18 @@
 #include <Python.h>
 #include <stddef.h>
 
+/* The versions the probe reads (one gate for the C and the C++ sources;
+ * probe/CMakeLists.txt skips other interpreters before they get here). */
+#if PY_VERSION_HEX < 0x03090000 || PY_VERSION_HEX >= 0x03100000
+#error "refscope's probe supports CPython 3.9 to 3.15"
+#endif
+/* Free-threaded builds (Py_GIL_DISABLED, python3.14t) have other object
+ * headers (ob_tid, split refcounts), per-thread bytecode and deferred
+ * references on every frame: none of that is read, so they are refused. */
+#ifdef Py_GIL_DISABLED
+#error "refscope's probe does not support free-threaded CPython builds (Py_GIL_DISABLED)"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -25,18 +37,25 @@ enum rs_frame_owner {
     RS_FRAME_OWNED_BY_THREAD = 0,
     RS_FRAME_OWNED_BY_GENERATOR = 1,
     RS_FRAME_OWNED_BY_FRAME_OBJECT = 2,
-    RS_FRAME_OWNED_BY_CSTACK = 3,  // 3.12+ entry/shim frames: no Python refs of interest
+    // 3.12+ entry/shim frames (3.12/3.13 FRAME_OWNED_BY_CSTACK, 3.14+
+    // FRAME_OWNED_BY_INTERPRETER and 3.14's CSTACK): no Python refs of interest
+    RS_FRAME_OWNED_BY_CSTACK = 3,
 };
 
 // A read-only view of one _PyInterpreterFrame (3.11+). Every PyObject* is a
 // borrowed view of a reference the frame holds; a field the frame does not
-// hold as a strong reference (f_globals, f_builtins) is not exposed.
+// hold as a strong reference (f_globals, f_builtins) is not exposed. Since
+// 3.14 f_executable, f_funcobj and the slots are tagged stack references
+// that may not be counted in the object's refcount (borrowed or immortal):
+// *_owned says whether the frame's reference is a counted one.
 typedef struct rs_frame_view {
-    PyObject *code;        // f_code / f_executable (strong); NULL if not a code object
-    PyObject *function;    // f_func / f_funcobj (strong), may be NULL
+    PyObject *code;        // f_code / f_executable; NULL if not a code object
+    PyObject *function;    // f_func / f_funcobj, may be NULL
     PyObject *locals;      // f_locals (strong), may be NULL
     PyObject *frame_obj;   // materialized frame object (strong), may be NULL
-    PyObject *const *localsplus;  // co_nlocalsplus locals, then the value stack
+    const void *slots;     // co_nlocalsplus locals, then the value stack (rs_frame_slot)
+    int code_owned;
+    int function_owned;
     int nlocalsplus;
     int stacktop;          // valid stack depth (>= nlocalsplus) or -1 when unknown
     int owner;             // enum rs_frame_owner
@@ -44,13 +63,38 @@ typedef struct rs_frame_view {
 } rs_frame_view;
 
 // Thread frames (3.11+; on 3.9/3.10 these return NULL: use PyThreadState.frame).
+// NULL too when the frame layout cannot be trusted (rs_frame_layout_problem).
 const void *rs_thread_top_frame(PyThreadState *tstate);
 const void *rs_frame_previous(const void *frame);
 int rs_frame_view_of(const void *frame, rs_frame_view *out);  // 0 = not readable
+// Slot `index` of a frame (a local below nlocalsplus, else the value stack;
+// index < stacktop): the object, or NULL for an empty slot or a 3.14+ tagged
+// integer (which is no object). *owned = 1 when the slot holds a reference
+// counted in the object's refcount.
+PyObject *rs_frame_slot(const rs_frame_view *view, int index, int *owned);
+// True when the calling thread's current frame is suspended in this very
+// call, with the callable and its arguments on its (visible, 3.14+) value
+// stack: those references are then explained by the frame, not the probe's.
+int rs_caller_stack_holds_call(PyObject *callable, PyObject *const *args, Py_ssize_t nargs);
+
+// Frame layouts published by the runtime (3.13+: _PyRuntime.debug_offsets,
+// cookie "xdebugpy") compared with the ones compiled in: NULL when they
+// match (and before 3.13, which publishes none), else why frames are not
+// read (every frame function above then returns NULL / 0). Checked once.
+const char *rs_frame_layout_problem(void);
+// TEST HOOK ONLY: re-runs the comparison against a copy of the published
+// offsets in which `field` ("interpreter_frame.previous"...) is moved by one
+// word, and makes its verdict the probe's; field NULL re-checks the real
+// ones. Returns the verdict (NULL: frames readable); *known = 0 if `field`
+// is not one the probe compares (or before 3.13).
+const char *rs_debug_perturb_layout(const char *field, int *known);
 
 // The frame embedded in a generator/coroutine/async generator (3.11+); NULL if
 // cleared, completed or on older versions.
 const void *rs_generator_frame(PyObject *gen);
+// __name__ and __qualname__ of a generator, coroutine or async generator
+// (owned by it; its struct is private since 3.14).
+void rs_generator_names(PyObject *gen, PyObject **name, PyObject **qualname);
 /* Frame slots a 3.11+ generator/coroutine was allocated with (0 before 3.11,
  * where the frame is a separate object). */
 size_t rs_generator_frame_slots(PyObject *gen);
@@ -86,6 +130,10 @@ void rs_cached_keys_visit(PyTypeObject *type, void (*visit)(PyObject *key, void 
 size_t rs_cached_keys_bytes(PyTypeObject *type);
 // The module's md_name (strong reference the module holds), or NULL.
 PyObject *rs_module_name(PyObject *module);
+
+// The interpreter's dict of interned strs (3.12+; NULL before): it maps
+// each str to itself without counted references.
+PyObject *rs_interned_strings(void);
 
 // The interpreter's type attribute cache (3.10+) holds one strong
 // reference to each cached attribute name. Calls visit(name) per entry.

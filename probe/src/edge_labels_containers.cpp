@@ -21,14 +21,21 @@ void label_dict(PyObject* op, EdgeCollector& c) {
     // 3.13: a dict materialized over an object's inline values does not own
     // them: the object does (and its tp_traverse reports them).
     bool embedded = rs_dict_values_embedded(op) != 0;
+    // The interned strs' dict maps each to itself and holds no counted
+    // reference (CPython takes its two off the str's refcount). 3.14 no
+    // longer untracks str-only dicts, so it is in the start set: its values
+    // are matched with what dict_traverse reports, and nothing is owned.
+    bool interned = op == c.walker().interned_strings();
+    EdgeMode key_mode = split || interned ? EdgeMode::NotOwned : EdgeMode::Owned;
+    EdgeMode value_mode = embedded ? EdgeMode::NotOwned : interned ? EdgeMode::TraversedBorrowed : EdgeMode::Traversed;
     Py_ssize_t pos = 0;
     PyObject* key;
     PyObject* value;
     while (PyDict_Next(op, &pos, &key, &value)) {
-        c.add_keyed(value, EdgeKind::DictValue, key, embedded ? EdgeMode::NotOwned : EdgeMode::Traversed);
+        c.add_keyed(value, EdgeKind::DictValue, key, value_mode);
         // dict_traverse skips the keys of str-only tables; they are owned all
         // the same, hence Owned (GcVisible only when tp_traverse reports them).
-        c.add(key, EdgeKind::DictKey, 0, split ? EdgeMode::NotOwned : EdgeMode::Owned);
+        c.add(key, EdgeKind::DictKey, 0, key_mode);
     }
 }
 
@@ -67,13 +74,22 @@ void add_attribute(PyObject* name, PyObject* value, void* context) {
 // Static types of a kind with its own labeller (functions, descriptors...)
 // are skipped: their labeller names those members already, and labelling a
 // reference twice would count it twice.
+// A member naming the field of an earlier member of the same type (3.14's
+// staticmethod and classmethod expose their callable as both __func__ and
+// __wrapped__): one reference, labelled once.
+bool member_is_alias(const PyMemberDef* members, const PyMemberDef* m) {
+    for (const PyMemberDef* earlier = members; earlier != m; ++earlier)
+        if (earlier->offset == m->offset && compat::member_holds_object(earlier->type)) return true;
+    return false;
+}
+
 void label_members(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
     for (PyTypeObject* t = Py_TYPE(op); t != nullptr; t = t->tp_base) {
         const bool heap = (t->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0;
         if (!heap && facts.kind != ObjectKind::Other) break;
         if (t->tp_members == nullptr) continue;
         for (PyMemberDef* m = t->tp_members; m->name != nullptr; ++m) {
-            if (!compat::member_holds_object(m->type)) continue;
+            if (!compat::member_holds_object(m->type) || member_is_alias(t->tp_members, m)) continue;
             PyObject* value = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(op) + m->offset);
             if (value != nullptr)
                 c.add(value, EdgeKind::Slot, c.walker().literal(m->name), EdgeMode::Owned);

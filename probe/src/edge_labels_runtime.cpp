@@ -64,20 +64,30 @@ void label_code(PyObject* op, EdgeCollector& c) {
 }
 
 // Locals of an interpreter frame (3.11+) as Local edges, plus the frame's
-// strong fields, all as reported by _PyFrame_Traverse.
+// strong fields, all as reported by _PyFrame_Traverse. 3.14+ frames may hold
+// references that are not counted (borrowed stack references): tp_traverse
+// reports them too, so they are matched, and shown, without being Owned;
+// that includes value stack slots, which are otherwise left to the
+// positional Reference edges.
 void label_frame_data(const void* frame, EdgeCollector& c) {
     rs_frame_view view;
     if (!rs_frame_view_of(frame, &view) || view.code == nullptr) return;
+    auto mode = [](int owned) { return owned ? EdgeMode::Traversed : EdgeMode::TraversedBorrowed; };
     auto* co = reinterpret_cast<PyCodeObject*>(view.code);
-    c.field(view.code, "f_code", EdgeMode::Traversed);
-    c.field(view.function, "f_func", EdgeMode::Traversed);
+    c.field(view.code, "f_code", mode(view.code_owned));
+    c.field(view.function, "f_func", mode(view.function_owned));
     c.field(view.locals, "f_locals", EdgeMode::Traversed);
     c.field(view.frame_obj, "frame_obj", EdgeMode::Traversed);
     for (int i = 0; i < view.nlocalsplus; ++i) {
-        PyObject* v = view.localsplus[i];
+        int owned = 0;
+        PyObject* v = rs_frame_slot(&view, i, &owned);
         if (v == nullptr) continue;
-        c.add(v, EdgeKind::Local, c.walker().python_text(compat::code_local_name(co, i)),
-              EdgeMode::Traversed);
+        c.add(v, EdgeKind::Local, c.walker().python_text(compat::code_local_name(co, i)), mode(owned));
+    }
+    for (int i = view.nlocalsplus; i < view.stacktop; ++i) {
+        int owned = 0;
+        PyObject* v = rs_frame_slot(&view, i, &owned);
+        if (v != nullptr && !owned) c.field(v, "value stack (borrowed)", EdgeMode::TraversedBorrowed);
     }
 }
 

@@ -2,6 +2,8 @@
 // heap_walker.h for the overall order).
 #include "heap_walker.h"
 
+#include "cpython_internals.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -24,7 +26,9 @@ void EdgeCollector::field(PyObject* target, const char* name, EdgeMode mode) {
 HeapWalker::HeapWalker(Snapshot& snapshot)
     : snapshot_(snapshot), interner_(snapshot.strings), nodes_(1 << 16), types_(256),
       literals_(512, {nullptr, 0}), collector_(*this),
-      describe_(std::make_unique<DescribeSession>(*this)) {}
+      describe_(std::make_unique<DescribeSession>(*this)) {
+    interned_strings_ = rs_interned_strings();
+}
 
 HeapWalker::~HeapWalker() { Py_XDECREF(start_list_); }
 
@@ -395,12 +399,15 @@ void HeapWalker::emit_edges(EdgeCollector& collector) {
     // Pass 1: edges that exist only if tp_traverse reports them. They go
     // first so that an optional candidate (pass 2) can never steal the
     // traverse entry a required one needs.
-    for (const EdgeCandidate& c : collector.candidates)
+    for (const EdgeCandidate& c : collector.candidates) {
         if (c.mode == EdgeMode::Traversed && consume_match(c.target)) emit(c, kOwnedVisible);
+        if (c.mode == EdgeMode::TraversedBorrowed && consume_match(c.target)) emit(c, format::kEdgeGcVisible);
+    }
     cursor_ = 0;
     for (const EdgeCandidate& c : collector.candidates) {
         switch (c.mode) {
-        case EdgeMode::Traversed: break;
+        case EdgeMode::Traversed:
+        case EdgeMode::TraversedBorrowed: break;
         case EdgeMode::Owned:
             emit(c, consume_match(c.target) ? kOwnedVisible : format::kEdgeOwned);
             break;

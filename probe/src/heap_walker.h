@@ -50,6 +50,10 @@ enum class EdgeMode : uint8_t {
     // Shown but not counted (weakref referents, keys of split dicts whose
     // references belong to the type's shared key table).
     NotOwned,
+    // Reported by tp_traverse but holding no reference of its own (3.14+
+    // borrowed stack references of a frame): kept as GcVisible, not Owned,
+    // only if reported, and it consumes that report.
+    TraversedBorrowed,
 };
 
 struct EdgeCandidate {
@@ -139,6 +143,9 @@ public:
                   uint32_t count);
     uint32_t add_thread(uint64_t ident, std::string_view name, bool is_main);
     Snapshot& snapshot() { return snapshot_; }
+    // The interpreter's dict of interned strs (3.12+), whose references are
+    // not counted in the strs' refcounts (docs/probe.md), or nullptr.
+    PyObject* interned_strings() const { return interned_strings_; }
 
     // --- native nodes (describe API; describe_session.cpp fills them) ----
     // Type id of a native type: a C++ type name (first reported by `library`).
@@ -231,6 +238,7 @@ private:
     AddressMap types_;
     std::vector<TypeFacts> type_facts_;  // by type id
     std::vector<std::pair<PyObject*, int64_t>> adjustments_;
+    PyObject* interned_strings_ = nullptr;
     PyObject* start_list_ = nullptr;   // gc.get_objects() result on < 3.12
     size_t start_list_nodes_ = 0;      // nodes [0, n) are its items
     size_t start_set_nodes_ = 0;       // nodes [0, n) are the GC-tracked objects

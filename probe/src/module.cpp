@@ -19,6 +19,7 @@
 
 #include "census.h"
 #include "compat.h"
+#include "cpython_internals.h"
 #include "debug_report.h"
 #include "describe_session.h"
 #include "entry_point.h"
@@ -82,8 +83,13 @@ void run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkRequest& request
     int gc_state = compat::gc_disable_saving_state();
     if (gc_state < 0) PyErr_Clear();
     WalkingFlag walking;
-    if (callable != nullptr) walker.subtract_reference(callable);
-    for (Py_ssize_t i = 0; i < nargs; ++i) walker.subtract_reference(args[i]);
+    // The caller's references to the callable and the arguments are the
+    // probe's, unless its frame's value stack shows them (3.14+): then the
+    // thread roots explain (or, borrowed, do not count) them.
+    if (!rs_caller_stack_holds_call(callable, args, nargs)) {
+        if (callable != nullptr) walker.subtract_reference(callable);
+        for (Py_ssize_t i = 0; i < nargs; ++i) walker.subtract_reference(args[i]);
+    }
     auto start = std::chrono::steady_clock::now();
     try {
         walker.walk();
@@ -263,6 +269,38 @@ PyObject* probe_census(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     });
 }
 
+// frame_layout_problem() -> None or str: why thread frames are not read
+// (the runtime's published frame layout contradicts the compiled one).
+PyObject* layout_verdict(const char* problem) {
+    if (problem == nullptr) Py_RETURN_NONE;
+    return PyUnicode_FromString(problem);
+}
+
+PyObject* probe_frame_layout_problem(PyObject*, PyObject* const*, Py_ssize_t nargs) {
+    if (nargs != 0) {
+        PyErr_SetString(PyExc_TypeError, "frame_layout_problem() takes no arguments");
+        return nullptr;
+    }
+    return layout_verdict(rs_frame_layout_problem());
+}
+
+// _debug_perturb_layout(field or None) -> verdict. TEST HOOK ONLY: the
+// probe then behaves as if the runtime published `field` one word off.
+PyObject* probe_debug_perturb_layout(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    std::string field;
+    if (nargs != 1 || (args[0] != Py_None && !append_utf8(field, args[0], 100))) {
+        PyErr_SetString(PyExc_TypeError, "_debug_perturb_layout(field: str or None)");
+        return nullptr;
+    }
+    int known = 0;
+    const char* verdict = rs_debug_perturb_layout(args[0] == Py_None ? nullptr : field.c_str(), &known);
+    if (!known) {
+        PyErr_SetString(PyExc_ValueError, "not a published offset the probe compares (or Python < 3.13)");
+        return nullptr;
+    }
+    return layout_verdict(verdict);
+}
+
 PyMethodDef g_methods[] = {
     {"snapshot", fastcall(&probe_snapshot), METH_FASTCALL,
      "snapshot(path, collect=True, sequence=0, label='') -> dict\n\n"
@@ -272,6 +310,12 @@ PyMethodDef g_methods[] = {
     {"_census", fastcall(&probe_census), METH_FASTCALL,
      "_census(types, excluded_packages) -> list\n\n"
      "(address, type address, name, module) of the live objects leak_check watches."},
+    {"frame_layout_problem", fastcall(&probe_frame_layout_problem), METH_FASTCALL,
+     "frame_layout_problem() -> None or str\n\n"
+     "Why thread frames are not read: the runtime's published frame layout\n"
+     "(_Py_DebugOffsets, 3.13+) contradicts the one the probe was compiled with."},
+    {"_debug_perturb_layout", fastcall(&probe_debug_perturb_layout), METH_FASTCALL,
+     "_debug_perturb_layout(field) -> None or str\n\nTest hook: pretend a published offset moved."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -1,7 +1,8 @@
 // Interpreter roots: references held by the interpreter state itself, which
 // no object in the graph accounts for.
 //   count 1: sys.modules, the builtins dict, the sys dict, the interpreter
-//            dict (each held once by PyInterpreterState);
+//            dict (each held once by PyInterpreterState), the interned strs'
+//            dict when the collector tracks it (3.14+);
 //   count n: names in the type attribute cache (3.10+), n = its entries;
 //   count 0: ("all of its surplus") static types and the interpreter's
 //            singletons: None, True, False, Ellipsis, NotImplemented, small
@@ -49,6 +50,9 @@ void add_interpreter_roots(HeapWalker& w) {
     PyInterpreterState* interp = PyInterpreterState_Get();
     if (PyObject* d = PyInterpreterState_GetDict(interp))
         w.add_root(d, RootKind::Interpreter, kNoNode, w.text("interpreter dict"), 1);
+    // Reached only when the collector tracks it (3.14+): no object holds it.
+    if (PyObject* interned = w.interned_strings(); interned && PyObject_GC_IsTracked(interned))
+        w.add_root(interned, RootKind::Interpreter, kNoNode, w.text("interned strings"), 1);
 }
 
 void add_singleton_root_if_any(HeapWalker& w, PyObject* op, const TypeFacts& facts) {

@@ -13,6 +13,14 @@
 // reported by their generator, except the locals of a running one (stack
 // depth unknown): those become roots here. 3.12+ C-stack shim frames hold
 // nothing of interest and are skipped.
+//
+// 3.14+: the slots are tagged stack references, and stackpointer is spilled
+// before every call that can run other code, so every frame's value stack
+// is visible, the top frame's included (running generators' too: their
+// generator reports them). A reference the tag marks as not counted
+// (borrowed, immortal) is no root. Frames are read only while the runtime's
+// published layout (_Py_DebugOffsets) agrees with the compiled one; else
+// threads are listed without roots and named "[frames not read: why]".
 #include <string>
 
 #include "compat.h"
@@ -102,27 +110,34 @@ void add_interpreter_frames(HeapWalker& w, PyThreadState* ts, uint32_t thread) {
         rs_frame_view v;
         if (!rs_frame_view_of(fr, &v) || v.code == nullptr) continue;
         if (v.owner == RS_FRAME_OWNED_BY_FRAME_OBJECT || v.owner == RS_FRAME_OWNED_BY_CSTACK) continue;
+        bool generator = v.owner == RS_FRAME_OWNED_BY_GENERATOR;
+        if (generator && v.stacktop >= 0) continue;  // its generator reports everything
         auto* co = reinterpret_cast<PyCodeObject*>(v.code);
         int line = v.lasti_bytes >= 0 ? PyCode_Addr2Line(co, v.lasti_bytes) : co->co_firstlineno;
         std::string base = frame_label(co, line);
-        auto root = [&](PyObject* op, const std::string& what) {
-            if (op != nullptr) w.add_root(op, RootKind::ThreadStack, thread, w.text(base + what), 1);
+        // Only counted references become roots: a 3.14+ borrowed stack
+        // reference is explained by whatever it was borrowed from.
+        auto root = [&](PyObject* op, int owned, const std::string& what) {
+            if (op != nullptr && owned) w.add_root(op, RootKind::ThreadStack, thread, w.text(base + what), 1);
         };
-        bool generator = v.owner == RS_FRAME_OWNED_BY_GENERATOR;
-        if (generator && v.stacktop >= 0) continue;  // its generator reports everything
         for (int i = 0; i < v.nlocalsplus; ++i) {
-            PyObject* value = v.localsplus[i];
-            if (value == nullptr) continue;
+            int owned = 0;
+            PyObject* value = rs_frame_slot(&v, i, &owned);
+            if (value == nullptr || !owned) continue;
             std::string what = ", local ";
             if (!append_utf8(what, compat::code_local_name(co, i), 100)) what += std::to_string(i);
-            root(value, what);
+            root(value, owned, what);
         }
         if (generator) continue;
-        root(v.code, ", code");
-        root(v.function, ", function");
-        root(v.locals, ", f_locals");
-        root(v.frame_obj, ", frame object");
-        for (int i = v.nlocalsplus; i < v.stacktop; ++i) root(v.localsplus[i], ", stack");
+        root(v.code, v.code_owned, ", code");
+        root(v.function, v.function_owned, ", function");
+        root(v.locals, 1, ", f_locals");
+        root(v.frame_obj, 1, ", frame object");
+        for (int i = v.nlocalsplus; i < v.stacktop; ++i) {
+            int owned = 0;
+            PyObject* value = rs_frame_slot(&v, i, &owned);
+            root(value, owned, ", stack");
+        }
     }
 }
 #endif
@@ -136,7 +151,11 @@ void add_thread_roots(HeapWalker& w) {
          ts = PyThreadState_Next(ts)) {
         unsigned long ident = ts->thread_id;
         bool is_main = names.have_main && ident == names.main_ident;
-        uint32_t thread = w.add_thread(ident, thread_name(names, ident), is_main);
+        std::string name = thread_name(names, ident);
+        // Frames whose layout the runtime contradicts are not read: say so
+        // where a user looks for them.
+        if (const char* problem = rs_frame_layout_problem()) name += std::string(" [frames not read: ") + problem + "]";
+        uint32_t thread = w.add_thread(ident, name, is_main);
 #if PY_VERSION_HEX < 0x030B0000
         add_frame_objects(w, ts, thread);
 #else

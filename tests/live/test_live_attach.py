@@ -116,9 +116,14 @@ class AttachRefusals(unittest.TestCase):
         self.addCleanup(target.kill)
         target.out.wait_event("ready")
         status, outcome = self.attach(target.pid, env={"PATH": "/nonexistent"})
-        self.assertEqual(status, 1)
-        if outcome["code"] in PTRACE_CODES:
+        if outcome.get("code") in PTRACE_CODES:
             self.skipTest("ptrace not permitted here: " + outcome["message"])
+        if sys.version_info >= (3, 14):
+            # PEP 768: the target's interpreter runs the bootstrap itself.
+            self.assertEqual((status, outcome.get("method")), (0, "remote_exec"), outcome)
+            self.receiver.out.wait_event("connected", pid=target.pid, timeout=30)
+            return
+        self.assertEqual(status, 1)
         self.assertEqual(outcome["code"], "no-gdb")
         self.assertIn("gdb is not installed", outcome["message"])
 
@@ -223,11 +228,14 @@ class AttachToRunningPrograms(unittest.TestCase):
              "--token-file", self.receiver.token_file, "--timeout", "30", "--json"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment)
         self.addCleanup(attacher.kill)
-        # Wait until gdb has run (its commands file is written first); a
-        # cancel arriving while gdb runs is honoured once it has finished.
+        # Wait until the injection has started: gdb's commands file (a cancel
+        # arriving while gdb runs is honoured once it has finished), or on
+        # 3.14+ the bootstrap that sys.remote_exec is given.
+        method = _attach.choose_method(sys.version_info[:2], hasattr(sys, "remote_exec"), shutil.which("gdb"))
+        marker = "commands.gdb" if method == "gdb" else "attach.py"
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and not any(
-                os.path.exists(os.path.join(workdirs, d, "commands.gdb")) for d in os.listdir(workdirs)):
+                os.path.exists(os.path.join(workdirs, d, marker)) for d in os.listdir(workdirs)):
             time.sleep(0.02)
         time.sleep(0.5)
         attacher.send_signal(signal.SIGTERM)
@@ -239,10 +247,17 @@ class AttachToRunningPrograms(unittest.TestCase):
         self.assertEqual(outcome["code"], "cancelled", outcome)
         self.assertIn("will not connect", outcome["message"])
         self.assertNotIn("Traceback", err.decode())
-        self.assertEqual(os.listdir(workdirs), [])  # nothing left behind, the token included
+        left = sorted(name for _root, _dirs, names in os.walk(workdirs) for name in names)
+        if method == "gdb":
+            self.assertEqual(os.listdir(workdirs), [])  # nothing left behind, the token included
+        else:
+            # The interpreter will open the script it was given: an inert one
+            # that removes its directory; the token is gone already.
+            self.assertEqual(left, ["attach.py"])
         # The scheduled call runs when the sleep ends, and does nothing.
         target.out.wait_event("awake", timeout=30)
         time.sleep(1.5)
+        self.assertEqual(os.listdir(workdirs), [])
         self.assertEqual(self.receiver.out.count("connected"), 0)
         self.assertTrue(target.alive())
         self.assertEqual(target.finish(), 0)
