@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Downloads and unpacks the Debian packages listed in
 # packaging/third-party-debs.txt (headers of library versions the probe
-# recognises: other pybind11 and nanobind releases than the build machine's),
+# recognises: other pybind11 and nanobind releases than the build machine's,
+# and the robin_map those nanobind packages need: Debian 12 has only 1.2.1),
 # so that a probe built on a plain Debian 12 machine knows them too.
 #
 #   packaging/fetch-third-party.sh [DIR]

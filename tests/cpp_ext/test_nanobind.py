@@ -1,9 +1,9 @@
 """nanobind (fixtures/nanobindfix.cpp): the probe's nanobind recogniser (C++
 type names and value pointers, keep_alive patients, the instance map), the
 nanobind reference-leak page's cases through the CLI, and an unknown
-internals version claiming nothing. Registered only when the fixture was
-built (a verified nanobind source tree, REFSCOPE_NANOBIND_DIR; Python 3.10+).
-CLI checks run when REFSCOPE_CLI is set."""
+internals version claiming nothing. Runs once per nanobind release the probe
+recognises, with that release's fixture first on the path
+(tests/cpp_ext/CMakeLists.txt). CLI checks run when REFSCOPE_CLI is set."""
 import json
 import os
 import tempfile
@@ -77,6 +77,7 @@ class Recogniser(unittest.TestCase):
         self.assertEqual(facts["type"], "_nanobindfix.UndescribedWrapper")
         self.assertEqual(facts["refcount"] - explained(facts), 1)
 
+    @unittest.skipUnless(hasattr(_nanobindfix, "Pooled"), "nb::pooled is nanobind 3's")
     def test_dead_pooled_instances_are_not_walked(self):
         alive = _nanobindfix.Pooled()
         dead = _nanobindfix.Pooled()
@@ -127,7 +128,7 @@ def facts():
             "keep_alive": "nanobind keep_alive patient" in labels}
 
 known = facts()
-renamed = _nanobindfix.rekey_internals("_v22_", "_v999_")
+renamed = _nanobindfix.rekey_internals("999")
 print(json.dumps({"known": known, "renamed": renamed, "unknown": facts()}))
 """
 
@@ -183,7 +184,10 @@ class Scenarios(unittest.TestCase):
                  and "_nanobindfix.DefaultWrapper holds .__class__ without tp_traverse" in c["reason"]]
         self.assertEqual(len(found), 1, [c["reason"] for c in cycles if c["uncollectable"]])
         types = {t["type"] for t in found[0]["types"]}
-        self.assertTrue({"nanobind.nb_type", "nanobind.nb_method", "_nanobindfix.DefaultWrapper"} <= types, types)
+        self.assertTrue({"nanobind.nb_method", "_nanobindfix.DefaultWrapper"} <= types, types)
+        # The metaclass: nanobind.nb_type (2.15+), nanobind.nb_type_0 (per
+        # instance size, earlier 2.x).
+        self.assertTrue([t for t in types if t.startswith("nanobind.nb_type")], types)
 
 
 if __name__ == "__main__":
