@@ -12,7 +12,8 @@
 //         checks only from 3.12 on.
 //   3.12  immortal objects (refcount meaningless, flagged); dict-or-values
 //         tagged pointer; int size in lv_tag; static builtin types keep
-//         tp_dict/tp_subclasses in the interpreter (PyType_GetDict);
+//         tp_dict/tp_subclasses in the interpreter (PyType_GetDict;
+//         rs_type_subclasses in cpython_internals.c);
 //         PyUnstable_GC_VisitObjects; func_typeparams; T_OBJECT_EX renamed.
 //   3.13  inline values stored inside the object (Py_TPFLAGS_INLINE_VALUES),
 //         managed dict pointer alone before it; f_executable.
@@ -103,15 +104,6 @@ inline PyObject* type_dict(PyTypeObject* tp) {
     }
 #endif
     return tp->tp_dict;
-}
-
-// tp_subclasses is a dict of weak references owned by the type, except for
-// static builtin types since 3.12 where the field is an index.
-inline PyObject* type_subclasses(PyTypeObject* tp) {
-#if PY_VERSION_HEX >= 0x030C0000
-    if (!(tp->tp_flags & Py_TPFLAGS_HEAPTYPE)) return nullptr;
-#endif
-    return static_cast<PyObject*>(tp->tp_subclasses);
 }
 
 // __slots__ members: T_OBJECT_EX (and the older T_OBJECT) hold a PyObject*.

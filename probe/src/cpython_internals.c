@@ -625,6 +625,52 @@ void rs_type_cache_visit(void (*visit)(PyObject *name, void *context), void *con
 #endif
 }
 
+PyObject *rs_type_subclasses(PyTypeObject *type) {
+    uintptr_t value = (uintptr_t)type->tp_subclasses;
+#if PY_VERSION_HEX >= 0x030C0000
+    /* A 1-based index into the interpreter's table, or a dict pointer
+     * (never below the first page). The table entry must name this type. */
+    if (value == 0 || value >= 4096) return (PyObject *)type->tp_subclasses;
+    size_t index = value - 1;
+    PyInterpreterState *interp = PyInterpreterState_Get();
+#if PY_VERSION_HEX >= 0x030D0000
+    if (index < _Py_MAX_MANAGED_STATIC_BUILTIN_TYPES && interp->types.builtins.initialized[index].type == type)
+        return interp->types.builtins.initialized[index].tp_subclasses;
+    if (index < _Py_MAX_MANAGED_STATIC_EXT_TYPES && interp->types.for_extensions.initialized[index].type == type)
+        return interp->types.for_extensions.initialized[index].tp_subclasses;
+#else
+    if (index < _Py_MAX_STATIC_BUILTIN_TYPES && interp->types.builtins[index].type == type)
+        return interp->types.builtins[index].tp_subclasses;
+#endif
+    return NULL;
+#else
+    return (PyObject *)value;
+#endif
+}
+
+void rs_interpreter_types_visit(void (*visit)(PyObject *type, const char *field, void *context), void *context) {
+#if PY_VERSION_HEX >= 0x030C0000
+    /* interp->cached_objects: created at start-up, released with Py_CLEAR
+     * in _Py_clear_generic_types (Objects/typevarobject.c). */
+    PyInterpreterState *interp = PyInterpreterState_Get();
+#define RS_VISIT_TYPE(field) \
+    if (interp->cached_objects.field != NULL) visit((PyObject *)interp->cached_objects.field, #field, context)
+    RS_VISIT_TYPE(generic_type);
+    RS_VISIT_TYPE(typevar_type);
+    RS_VISIT_TYPE(typevartuple_type);
+    RS_VISIT_TYPE(paramspec_type);
+    RS_VISIT_TYPE(paramspecargs_type);
+    RS_VISIT_TYPE(paramspeckwargs_type);
+#if PY_VERSION_HEX >= 0x030E0000
+    RS_VISIT_TYPE(constevaluator_type);
+#endif
+#undef RS_VISIT_TYPE
+#else
+    (void)visit;
+    (void)context;
+#endif
+}
+
 PyObject *rs_interned_strings(void) {
 #if PY_VERSION_HEX >= 0x030C0000
     return _Py_INTERP_CACHED_OBJECT(PyInterpreterState_Get(), interned_strings);

@@ -135,6 +135,17 @@ PyObject *rs_module_name(PyObject *module);
 // each str to itself without counted references.
 PyObject *rs_interned_strings(void);
 
+// A type's dict of subclasses (weak references by address), or NULL. Since
+// 3.12 a static builtin type keeps it in the interpreter, its tp_subclasses
+// holding an index into that table (3.13+: also static types that
+// extensions registered as managed); other types hold the dict itself.
+PyObject *rs_type_subclasses(PyTypeObject *type);
+
+// The types the interpreter itself creates and holds one reference to
+// (3.12+: typing.Generic, TypeVar, TypeVarTuple, ParamSpec, ParamSpecArgs,
+// ParamSpecKwargs; 3.14+ also _ConstEvaluator). Calls visit(type, field).
+void rs_interpreter_types_visit(void (*visit)(PyObject *type, const char *field, void *context), void *context);
+
 // The interpreter's type attribute cache (3.10+) holds one strong
 // reference to each cached attribute name. Calls visit(name) per entry.
 void rs_type_cache_visit(void (*visit)(PyObject *name, void *context), void *context);

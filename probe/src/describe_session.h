@@ -185,6 +185,9 @@ const refscope_describe_api* describe_api();
 void recognise_pybind11(DescribeSession& session);
 void recognise_nanobind(DescribeSession& session);
 void recognise_numpy(DescribeSession& session);
+// NumPy's ufunc loops and array-function dispatchers (recognise_numpy_holders.cpp),
+// called by recognise_numpy with the dict of the module holding its C API.
+void recognise_numpy_holders(DescribeSession& session, PyObject* module_dict);
 void recognise_numba(DescribeSession& session);
 
 }  // namespace refscope::probe

@@ -27,7 +27,7 @@ void label_type(PyObject* op, EdgeCollector& c) {
     // A static type's tp_base is a plain pointer to another static type.
     c.field(reinterpret_cast<PyObject*>(tp->tp_base), "__base__",
             heap ? EdgeMode::Owned : EdgeMode::NotOwned);
-    c.field(compat::type_subclasses(tp), "__subclasses__", EdgeMode::Owned);
+    c.field(rs_type_subclasses(tp), "__subclasses__", EdgeMode::Owned);
     if (!heap) return;
     auto* ht = reinterpret_cast<PyHeapTypeObject*>(tp);
     c.field(ht->ht_name, "__name__", EdgeMode::Owned);

@@ -167,8 +167,12 @@ int describe_ndarray(const refscope_describe_api* api, refscope_describe_sink* s
 void recognise_numpy(DescribeSession& session) {
     // NumPy 2 keeps its C API table in numpy._core._multiarray_umath, 1.x in
     // numpy.core._multiarray_umath (in 2.x a shim that must not be touched).
-    PyObject* capsule = dict_find_str(loaded_module_dict("numpy._core._multiarray_umath"), "_ARRAY_API");
-    if (capsule == nullptr) capsule = dict_find_str(loaded_module_dict("numpy.core._multiarray_umath"), "_ARRAY_API");
+    PyObject* module = loaded_module_dict("numpy._core._multiarray_umath");
+    PyObject* capsule = dict_find_str(module, "_ARRAY_API");
+    if (capsule == nullptr) {
+        module = loaded_module_dict("numpy.core._multiarray_umath");
+        capsule = dict_find_str(module, "_ARRAY_API");
+    }
     if (capsule == nullptr || !PyCapsule_IsValid(capsule, nullptr)) return;
     auto** api = static_cast<void**>(PyCapsule_GetPointer(capsule, nullptr));
     if (api == nullptr) return;
@@ -190,6 +194,9 @@ void recognise_numpy(DescribeSession& session) {
     d.library = "numpy";
     d.describe_instance = &describe_ndarray;
     session.add(array_type, d);
+    // ufunc loops and array-function dispatchers (1.22+: the same feature
+    // version as mem_handler).
+    if (feature() >= kFeatureMemHandler) recognise_numpy_holders(session, module);
 }
 
 // ------------------------------------------------------------------ Numba

@@ -2,7 +2,8 @@
 // no object in the graph accounts for.
 //   count 1: sys.modules, the builtins dict, the sys dict, the interpreter
 //            dict (each held once by PyInterpreterState), the interned strs'
-//            dict when the collector tracks it (3.14+);
+//            dict when the collector tracks it (3.14+), the typing types the
+//            interpreter creates (3.12+: TypeVar, ParamSpec, ...);
 //   count n: names in the type attribute cache (3.10+), n = its entries;
 //   count 0: ("all of its surplus") static types and the interpreter's
 //            singletons: None, True, False, Ellipsis, NotImplemented, small
@@ -10,6 +11,7 @@
 //            latin-1 strs. These are recognised by value when the walk
 //            reaches them; on 3.12+ they are also immortal.
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "compat.h"
@@ -24,6 +26,13 @@ using format::RootKind;
 namespace {
 void collect_name(PyObject* name, void* context) {
     static_cast<std::vector<PyObject*>*>(context)->push_back(name);
+}
+
+void add_interpreter_type(PyObject* type, const char* field, void* context) {
+    auto& w = *static_cast<HeapWalker*>(context);
+    std::string label = "interpreter cached_objects.";
+    label += field;
+    w.add_root(type, RootKind::Interpreter, kNoNode, w.text(label), 1);
 }
 }  // namespace
 
@@ -53,6 +62,7 @@ void add_interpreter_roots(HeapWalker& w) {
     // Reached only when the collector tracks it (3.14+): no object holds it.
     if (PyObject* interned = w.interned_strings(); interned && PyObject_GC_IsTracked(interned))
         w.add_root(interned, RootKind::Interpreter, kNoNode, w.text("interned strings"), 1);
+    rs_interpreter_types_visit(&add_interpreter_type, &w);
 }
 
 void add_singleton_root_if_any(HeapWalker& w, PyObject* op, const TypeFacts& facts) {

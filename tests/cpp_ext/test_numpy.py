@@ -1,7 +1,9 @@
-"""The probe's NumPy and Numba recognisers (probe/src/recognise_numpy.cpp).
+"""The probe's NumPy and Numba recognisers (probe/src/recognise_numpy.cpp,
+recognise_numpy_holders.cpp).
 Runs where NumPy imports (Debian's python3 with python3-numpy); the Numba
 checks where Numba imports too (python3-numba)."""
 import ctypes
+import gc
 import shutil
 import tempfile
 import unittest
@@ -83,6 +85,45 @@ class Arrays(unittest.TestCase):
             del meminfo_object
         finally:
             del JITTED
+
+
+def ufunc_loop_lists():
+    """The `_loops` lists of NumPy's ufuncs: (DTypes, ArrayMethod or
+    promoter) pairs, found among the collector's objects by their shape."""
+    def is_pair(entry):
+        return (type(entry) is tuple and len(entry) == 2 and type(entry[0]) is tuple
+                and all(t is None or isinstance(t, type) for t in entry[0]))
+    return [o for o in gc.get_objects() if type(o) is list and o and all(is_pair(e) for e in o)]
+
+
+def array_function_dispatcher():
+    """numpy._ArrayFunctionDispatcher (NumPy 1.25+), or None."""
+    core = getattr(np, "_core", None) or np.core
+    return getattr(core._multiarray_umath, "_ArrayFunctionDispatcher", None)
+
+
+@unittest.skipIf(np is None, "NumPy does not import here")
+class CLevelHolders(unittest.TestCase):
+    """What NumPy holds from C without reporting it to the collector: each
+    reference must be explained, none be unexplained surplus."""
+
+    def test_ufunc_loops_are_held_by_their_ufunc(self):
+        loops = ufunc_loop_lists()
+        # every ufunc has one (NumPy 1.22+): dozens at import
+        self.assertGreater(len(loops), 20)
+        _report, facts = walk(*[id(lst) for lst in loops[:40]])
+        for lst in facts:
+            self.assertIn(("Field", EDGE_OWNED, "_loops"), in_edges(lst))
+            self.assertEqual(lst["refcount"], explained(lst), lst)
+
+    @unittest.skipIf(np is None or array_function_dispatcher() is None,
+                     "NumPy dispatches __array_function__ in Python here (before 1.25)")
+    def test_a_dispatcher_holds_its_implementation(self):
+        self.assertIsInstance(np.einsum_path, array_function_dispatcher())
+        implementation = np.einsum_path._implementation
+        _report, (facts,) = walk(id(implementation))
+        self.assertIn(("Field", EDGE_OWNED, "_implementation"), in_edges(facts))
+        self.assertEqual(facts["refcount"], explained(facts), facts)
 
 
 @unittest.skipIf(np is None or not cli(), "NumPy does not import here, or REFSCOPE_CLI not set")

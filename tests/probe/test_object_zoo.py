@@ -189,6 +189,24 @@ class ObjectZooTest(unittest.TestCase):
         self.assertEqual(slot["refcount"], explained(slot))
         self.assertEqual(extra["refcount"], explained(extra))
 
+    def test_subclass_registries_are_held_by_their_types(self):
+        # A class is registered, by a weak reference, in the subclasses dict
+        # of each of its bases; since 3.12 a builtin type's dict lives in the
+        # interpreter, not in the type, and must still be explained.
+        class Registered(dict):
+            pass
+        refs = weakref.getweakrefs(Registered)
+        self.assertGreaterEqual(len(refs), 1)
+        _report, facts = walk(*[id(r) for r in refs])
+        holders = sorted({source for f in facts for _k, _flags, _label, source in f["in_edges"]})
+        _report, dicts = walk(*holders)
+        registries = [d for d in dicts if d is not None and d["type"] == "dict"
+                      and "__subclasses__" in [label for _k, _f, label in in_edges(d)]]
+        # dict's registry: a builtin type's (interpreter-held since 3.12)
+        self.assertEqual(len(registries), 1, dicts)
+        self.assertEqual(registries[0]["refcount"], explained(registries[0]), registries[0])
+        del refs
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -5,7 +5,7 @@ import sys
 import threading
 import unittest
 
-from probe_support import (ROOT_THREAD_STACK, TempSnapshot, cli, cli_json, explained, in_edges,
+from probe_support import (ROOT_INTERPRETER, ROOT_THREAD_STACK, TempSnapshot, cli, cli_json, explained, in_edges,
                            refscope, walk)
 
 
@@ -112,6 +112,18 @@ class RefcountTest(unittest.TestCase):
         # `target` is held by this frame only: a Local edge (3.9/3.10) or a
         # thread-stack root (3.11+), and nothing unexplained.
         self.assertEqual(facts["refcount"], explained(facts), facts)
+
+    @unittest.skipIf(sys.version_info < (3, 12), "TypeVar is a Python class before 3.12")
+    def test_types_the_interpreter_holds_are_roots(self):
+        # typing.TypeVar and its kin are created by the interpreter, which
+        # holds one reference to each (interp->cached_objects).
+        import typing
+        ids = [id(typing.TypeVar), id(typing.ParamSpec), id(typing.Generic)]
+        _report, facts = walk(*ids)
+        for type_facts, field in zip(facts, ["typevar_type", "paramspec_type", "generic_type"]):
+            labels = [label for kind, label, count, _thread in type_facts["roots"] if kind == ROOT_INTERPRETER]
+            self.assertIn("interpreter cached_objects." + field, labels, type_facts)
+            self.assertEqual(type_facts["refcount"], explained(type_facts), type_facts)
 
     def test_no_object_is_over_explained(self):
         report, _ = walk(collect=True)
