@@ -1,13 +1,14 @@
 // The probe's window onto CPython's private data structures.
 //
-// Everything here is implemented in cpython_internals.c, the only file
-// compiled with Py_BUILD_CORE: it includes CPython's internal headers
+// Everything here is implemented in cpython_internals.c (dicts, types,
+// modules, the interpreter's references) and cpython_frames.c (frames), the
+// only files compiled with Py_BUILD_CORE (cpython_core_headers.h): it includes CPython's internal headers
 // (internal/pycore_*.h), which are C-only (they pull in <stdatomic.h> and
 // C-specific constructs a C++ compiler rejects), so the implementation is C
 // and this header is the small, layout-free interface the C++ walker uses.
 //
 // Together with compat.h this is where every PY_VERSION_HEX difference lives:
-// compat.h covers what the public C API can express, cpython_internals.c what
+// compat.h covers what the public C API can express, the two .c files what
 // only the private layouts can (frames that are not objects, managed dicts,
 // inline values, dict key tables). Nothing here allocates a Python object,
 // takes or drops a reference, or runs Python code.
