@@ -1,0 +1,242 @@
+// Leak suspects, first stage: the evidence against each node. Type names
+// grouped, interpreter types told apart, then the kind bits per node
+// (unexplained surplus, uncollectable cycles, unreachable objects and their
+// holders, growth, survivors, large retainers, where the growth accumulates)
+// and which of them are the interpreter's own noise.
+#include <algorithm>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "leak_suspects_stages.h"
+
+namespace refscope::analysis::detail {
+
+SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOptions& options,
+                                        std::vector<uint8_t>& kinds) {
+    const GraphIndex& index = *in.index;
+    const Snapshot& s = index.snapshot();
+    const uint32_t n_nodes = index.node_count();
+    const DominatorTree& dom = *in.dominators;
+    const Cycles& cycles = *in.cycles;
+    SuspectEvidence ev(s);
+
+    // --- Type names: one group per distinct name; bad type ids share "?". ---
+    ev.type_count = static_cast<uint32_t>(s.types.size());
+    const uint32_t type_count = ev.type_count;
+    std::vector<uint32_t> by_name(type_count);
+    for (uint32_t t = 0; t < type_count; ++t) by_name[t] = t;
+    std::stable_sort(by_name.begin(), by_name.end(),
+                     [&](uint32_t a, uint32_t b) { return ev.name_of(a) < ev.name_of(b); });
+    std::vector<uint32_t>& group_of_type = ev.group_of_type;
+    group_of_type.resize(type_count + 1);
+    std::vector<uint32_t>& group_first_type = ev.group_first_type;  // a representative type id per group
+    for (uint32_t i = 0; i < type_count; ++i) {
+        if (i == 0 || ev.name_of(by_name[i]) != ev.name_of(by_name[i - 1])) {
+            group_first_type.push_back(by_name[i]);
+        }
+        group_of_type[by_name[i]] = static_cast<uint32_t>(group_first_type.size() - 1);
+    }
+    ev.bad_group = static_cast<uint32_t>(group_first_type.size());
+    const uint32_t bad_group = ev.bad_group;
+    group_of_type[type_count] = bad_group;
+    ev.group_count = bad_group + 1;
+    const uint32_t group_count = ev.group_count;
+
+    // --- Interpreter types: defined by a stdlib/builtin module. Static types
+    // and heap types alike (ast.Add singletons in the AST state,
+    // _lru_list_elem, _io objects behind sys.stdout): their instances'
+    // unexplained references are CPython's own C code. This only demotes
+    // unexplained-surplus evidence; growth, survivors and GC-invisible
+    // cycles of such types still count. ---
+    std::vector<uint8_t>& interpreter_type = ev.interpreter_type;
+    interpreter_type.assign(type_count + 1, 0);
+    for (uint32_t t = 0; t < type_count; ++t) {
+        interpreter_type[t] = is_interpreter_module(s.strings.view(s.types[t].module)) ? 1 : 0;
+    }
+    // Static types whose "module" is no module of the process are the
+    // interpreter's internals named with a dot (CPython's `Token.MISSING`,
+    // whose one instance is a C static): an extension's static type is
+    // named after its module, which is loaded. Static types are told apart
+    // by the probe's kNodeStaticType flag on the type object's node.
+    {
+        std::unordered_set<std::string_view> loaded_modules;
+        std::unordered_set<uint64_t> static_type_addresses;
+        // Which type ids are `module`, decided once per type, not per node.
+        std::vector<uint8_t> is_module_type(type_count + 1, 0);
+        for (uint32_t t = 0; t < type_count; ++t) {
+            is_module_type[t] = s.strings.view(s.types[t].name) == "module" ? 1 : 0;
+        }
+        for (uint32_t node = 0; node < n_nodes; ++node) {
+            const uint8_t flags = s.node_flags[node];
+            if ((flags & format::kNodeTypeObject) && (flags & format::kNodeStaticType)) {
+                static_type_addresses.insert(s.node_address[node]);
+            } else if (is_module_type[std::min<size_t>(s.node_type[node], type_count)] &&
+                       s.node_preview[node] != 0) {
+                loaded_modules.insert(s.strings.view(s.node_preview[node]));
+            }
+        }
+        for (uint32_t t = 0; t < type_count; ++t) {
+            if (interpreter_type[t] || !static_type_addresses.contains(s.types[t].type_address)) continue;
+            const std::string_view module = s.strings.view(s.types[t].module);
+            if (!loaded_modules.contains(module)) interpreter_type[t] = 1;
+        }
+    }
+    // A class object is judged by the module that defines it, not by its
+    // metatype (which is `type` for every class): CPython's own classes
+    // (static types, and heap types such as ast.AST that interpreter state
+    // holds from C) are noise, a user's class held from C is not.
+    const auto interpreter_class = [&](uint32_t node) {
+        if (s.node_flags[node] & format::kNodeStaticType) return true;
+        std::string_view name = s.strings.view(s.node_preview[node]);
+        if (name.empty()) return false;
+        // A class name without a module part is a builtin, as for
+        // type.__module__ (ExceptionGroup, made on the heap by CPython).
+        const size_t dot = name.find('.');
+        return dot == std::string_view::npos || is_interpreter_module(name.substr(0, dot));
+    };
+    const auto is_noise_holder = [&](uint32_t node) {
+        if (dom.retained_size(node) >= options.noise_retained_limit) return false;
+        if (s.node_flags[node] & format::kNodeTypeObject) return interpreter_class(node);
+        const uint32_t t = s.node_type[node];
+        return interpreter_type[t < type_count ? t : type_count] != 0;
+    };
+
+    // --- Evidence per node. ---
+    // The kind bits whose evidence is the interpreter's own, per node.
+    std::vector<uint8_t>& noise = ev.noise;
+    noise.assign(n_nodes, 0);
+    for (const NodeCount& c : in.roots->unexplained_nodes()) {
+        kinds[c.node] |= kSuspectUnexplainedSurplus;
+        if (is_noise_holder(c.node)) noise[c.node] |= kSuspectUnexplainedSurplus;
+    }
+    // A cycle the collector cannot free is evidence, unless the only reason
+    // is an interpreter-owned holder: every class forms a cycle with its own
+    // __dict__ and descriptors, so a CPython class held from C state makes
+    // its whole cycle "held from outside". A GC-invisible edge inside the
+    // cycle is always evidence (some C type forgot tp_traverse).
+    std::vector<uint8_t> noise_cycle(cycles.count(), 0);
+    for (uint32_t c = 0; c < cycles.count(); ++c) {
+        const CycleInfo& info = cycles.info(c);
+        if (!uncollectable(info.fate)) continue;
+        noise_cycle[c] = info.fate == CycleFate::HeldFromOutside && info.culprit_edge == kNoEdge &&
+                         info.culprit_node != kNoNode && is_noise_holder(info.culprit_node);
+        for (const uint32_t m : cycles.members(c)) {
+            kinds[m] |= kSuspectUncollectableCycle;
+            noise[m] = noise_cycle[c] ? static_cast<uint8_t>(noise[m] | kSuspectUncollectableCycle) : 0;
+        }
+    }
+    const auto is_noise_source = [&](uint32_t node) {
+        const uint32_t c = cycles.cycle_of(node);
+        return c == kNoCycle ? is_noise_holder(node) : noise_cycle[c] != 0;
+    };
+
+    // Unreachable objects kept alive by a holder: a multi-source BFS from
+    // every unreachable object with unexplained surplus or in an
+    // uncollectable cycle, over retaining edges into unreachable objects. The
+    // first source to reach an object is its nearest holder — the same object
+    // RetentionPaths::explain_unreachable finds searching backwards, found for
+    // all objects at once. A cycle's holder is its lowest member.
+    std::vector<uint32_t>& holder = ev.holder;
+    holder.assign(n_nodes, kNoNode);
+    std::vector<uint32_t> queue;
+    for (uint32_t n = 0; n < n_nodes; ++n) {
+        if (in.paths->reachable(n)) continue;
+        const uint32_t c = cycles.cycle_of(n);
+        if (c != kNoCycle && uncollectable(cycles.info(c).fate)) {
+            holder[n] = cycles.members(c)[0];
+        } else if (kinds[n] & kSuspectUnexplainedSurplus) {
+            holder[n] = n;
+        } else {
+            continue;
+        }
+        queue.push_back(n);
+    }
+    for (size_t head = 0; head < queue.size(); ++head) {
+        const uint32_t node = queue[head];
+        for (const uint32_t e : index.out_edges(node)) {
+            if (!index.retains(e)) continue;
+            const uint32_t target = index.target(e);
+            if (holder[target] != kNoNode || in.paths->reachable(target)) continue;
+            holder[target] = holder[node];
+            kinds[target] |= kSuspectUnreachable;
+            if (is_noise_source(holder[node])) noise[target] |= kSuspectUnreachable;
+            queue.push_back(target);
+        }
+    }
+    std::vector<uint32_t>().swap(queue);
+
+    // Growth: new objects of the types that grew since the baseline.
+    std::vector<const TypeDelta*>& delta_of_group = ev.delta_of_group;
+    delta_of_group.assign(group_count, nullptr);
+    if (in.diff) {
+        for (const TypeDelta& d : in.diff->types) {
+            const auto it = std::lower_bound(
+                group_first_type.begin(), group_first_type.end(), std::string_view(d.name),
+                [&](uint32_t t, std::string_view name) { return ev.name_of(t) < name; });
+            if (it != group_first_type.end() && ev.name_of(*it) == d.name) {
+                delta_of_group[static_cast<size_t>(it - group_first_type.begin())] = &d;
+            }
+        }
+        for (uint32_t n = 0; n < n_nodes; ++n) {
+            if (!in.diff->is_new[n]) continue;
+            const TypeDelta* d = delta_of_group[ev.group_of_node(n)];
+            if (d && d->object_delta() > 0 &&
+                static_cast<uint64_t>(d->object_delta()) >= options.min_growth_objects) {
+                kinds[n] |= kSuspectGrowth;
+            }
+        }
+    }
+    if (in.survivors) {
+        for (uint32_t n = 0; n < n_nodes; ++n) {
+            if (in.survivors->is_survivor[n]) kinds[n] |= kSuspectSurvivor;
+        }
+    }
+    for (const uint32_t n : dom.top_retained(options.top_retained)) kinds[n] |= kSuspectLargeRetained;
+
+    // Where the growth accumulates: the deepest object whose dominator
+    // subtree holds more than half of the new (or surviving) objects — the
+    // cache or list that keeps them. Counts per dominator subtree come from
+    // one breadth-first order of the tree, summed leaves first.
+    uint32_t& accumulation = ev.accumulation;
+    uint64_t& accumulated = ev.accumulated;
+    uint64_t& accumulated_total = ev.accumulated_total;
+    if (in.diff || in.survivors) {
+        const auto slot = [n_nodes](uint32_t v) {
+            return v == kSuperRoot ? n_nodes : v == kUnexplainedRoot ? n_nodes + 1 : v;
+        };
+        std::vector<uint32_t> order;
+        order.reserve(static_cast<size_t>(dom.reachable_count()) + 2);
+        order.push_back(kSuperRoot);
+        for (size_t i = 0; i < order.size(); ++i) {
+            for (const uint32_t child : dom.children(order[i])) order.push_back(child);
+        }
+        std::vector<uint32_t> fresh(static_cast<size_t>(n_nodes) + 2, 0);
+        for (size_t i = order.size(); i-- > 1;) {
+            const uint32_t v = order[i];
+            if (v < n_nodes && (kinds[v] & (kSuspectGrowth | kSuspectSurvivor))) ++fresh[v];
+            fresh[slot(dom.idom(v))] += fresh[slot(v)];
+        }
+        std::vector<uint32_t>().swap(order);
+        accumulated_total = fresh[n_nodes];
+        uint32_t at = kSuperRoot;
+        for (bool deeper = true; deeper;) {
+            deeper = false;
+            for (const uint32_t child : dom.children(at)) {
+                if (2ull * fresh[slot(child)] > accumulated_total) {
+                    at = child;
+                    deeper = true;
+                    break;
+                }
+            }
+        }
+        if (at < n_nodes && fresh[at] >= options.min_accumulated_objects) {
+            accumulation = at;
+            accumulated = fresh[at];
+            kinds[at] |= kSuspectLargeRetained;
+        }
+    }
+    return ev;
+}
+
+}  // namespace refscope::analysis::detail

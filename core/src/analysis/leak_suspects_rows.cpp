@@ -1,0 +1,338 @@
+// Leak suspects, second stage: the evidence per node folded into rows per
+// (type name, confidence), each row's reasons and score (docs/leak-suspects.md),
+// and the rows' order.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "leak_suspects_stages.h"
+#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/subgraph.h"
+
+namespace refscope::analysis::detail {
+namespace {
+
+std::string count_text(uint64_t count) {
+    const std::string digits = std::to_string(count);
+    std::string out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string objects_text(uint64_t count) {
+    return count_text(count) + (count == 1 ? " object" : " objects");
+}
+
+// Added to the magnitude of the kinds that prove a defect by themselves
+// (unexplained surplus, an uncollectable cycle), unlike growth, which a
+// warming cache shows too.
+constexpr double kProofBonus = 2.0;
+
+double magnitude(uint64_t objects, uint64_t bytes) {
+    return std::log2(1.0 + static_cast<double>(objects)) +
+           std::log2(1.0 + static_cast<double>(bytes) / 1024.0);
+}
+
+// Per-row totals that only the score needs.
+struct RowBytes {
+    uint64_t surplus_retained = 0;
+    uint64_t unreachable_shallow = 0;
+    uint64_t cycle_shallow = 0;
+};
+
+// Counts the most frequent value per row in (row << 32 | value) pairs:
+// sorted, then one scan. Returns per row {value, occurrences, distinct}.
+struct Mode {
+    uint32_t value = kNoNode;
+    uint64_t occurrences = 0;
+    uint32_t distinct = 0;
+};
+std::vector<Mode> modes_by_row(std::vector<uint64_t>& pairs, size_t rows) {
+    std::sort(pairs.begin(), pairs.end());
+    std::vector<Mode> modes(rows);
+    size_t i = 0;
+    while (i < pairs.size()) {
+        size_t j = i;
+        while (j < pairs.size() && pairs[j] == pairs[i]) ++j;
+        Mode& m = modes[pairs[i] >> 32];
+        ++m.distinct;
+        // Ties keep the lowest value: pairs are sorted, so the first seen.
+        if (j - i > m.occurrences) {
+            m.occurrences = j - i;
+            m.value = static_cast<uint32_t>(pairs[i]);
+        }
+        i = j;
+    }
+    return modes;
+}
+
+}  // namespace
+
+std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const SuspectOptions& options,
+                                            const SuspectEvidence& ev, std::vector<uint8_t>& kinds) {
+    const Snapshot& s = in.index->snapshot();
+    const uint32_t n_nodes = in.index->node_count();
+    const DominatorTree& dom = *in.dominators;
+    const Cycles& cycles = *in.cycles;
+    const uint32_t type_count = ev.type_count;
+    const uint32_t bad_group = ev.bad_group;
+    const uint32_t group_count = ev.group_count;
+    const std::vector<uint32_t>& group_first_type = ev.group_first_type;
+    const std::vector<uint8_t>& interpreter_type = ev.interpreter_type;
+    const std::vector<uint8_t>& noise = ev.noise;
+    const std::vector<uint32_t>& holder = ev.holder;
+    const std::vector<const TypeDelta*>& delta_of_group = ev.delta_of_group;
+    const uint32_t accumulation = ev.accumulation;
+    const uint64_t accumulated = ev.accumulated;
+    const uint64_t accumulated_total = ev.accumulated_total;
+    std::vector<SuspectGroup> groups;
+
+    // --- Which row each node goes to. Row = group * 2 + (low confidence). ---
+    // A node is low confidence when all its evidence is noise, or when it is
+    // only "large" and not where the growth accumulates: big is not leaking.
+    const auto signal_bits = [&](uint32_t n) -> uint8_t {
+        return static_cast<uint8_t>(kinds[n] & ~kSuspectLargeRetained & ~noise[n]);
+    };
+    const auto row_of = [&](uint32_t n) -> uint32_t {
+        const bool low = signal_bits(n) == 0 && n != accumulation;
+        return ev.group_of_node(n) * 2 + (low ? 1u : 0u);
+    };
+
+    const size_t row_count = static_cast<size_t>(group_count) * 2;
+    std::vector<SuspectGroup> rows(row_count);
+    std::vector<RowBytes> row_bytes(row_count);
+    std::vector<uint64_t> representative_retained(row_count, 0);
+    std::vector<uint32_t> node_row(n_nodes, kNoNode);
+    for (uint32_t n = 0; n < n_nodes; ++n) {
+        if (kinds[n]) node_row[n] = row_of(n);
+    }
+    std::vector<uint64_t> holder_pairs;
+    std::vector<uint64_t> cycle_pairs;
+    const auto& unexplained = in.roots->unexplained_nodes();
+    size_t unexplained_at = 0;
+    for (uint32_t n = 0; n < n_nodes; ++n) {
+        if (!kinds[n]) continue;
+        const uint32_t r = node_row[n];
+        SuspectGroup& row = rows[r];
+        const uint8_t k = kinds[n];
+        row.kinds |= k;
+        ++row.objects;
+        row.shallow_bytes += s.node_size[n];
+        const uint32_t idom = dom.idom(n);
+        const bool nested = idom < n_nodes && node_row[idom] == r;
+        // Objects the dominator tree does not reach (a cycle only an
+        // invisible edge keeps) retain at least themselves.
+        const uint64_t retained = dom.reachable(n) ? dom.retained_size(n) : s.node_size[n];
+        if (!nested) row.retained_bytes += retained;
+        if (row.representative == kNoNode || retained > representative_retained[r]) {
+            row.representative = n;
+            representative_retained[r] = retained;
+        }
+        if (row.sample.size() < options.sample_size) row.sample.push_back(n);
+        if (k & kSuspectUnexplainedSurplus) {
+            while (unexplained_at < unexplained.size() && unexplained[unexplained_at].node < n) {
+                ++unexplained_at;
+            }
+            ++row.surplus_objects;
+            if (unexplained_at < unexplained.size() && unexplained[unexplained_at].node == n) {
+                row.unexplained_references += unexplained[unexplained_at].references;
+            }
+            if (!nested) row_bytes[r].surplus_retained += retained;
+        }
+        if (k & kSuspectUnreachable) {
+            ++row.unreachable_objects;
+            row_bytes[r].unreachable_shallow += s.node_size[n];
+            holder_pairs.push_back((static_cast<uint64_t>(r) << 32) | holder[n]);
+        }
+        if (k & kSuspectUncollectableCycle) {
+            ++row.cycle_objects;
+            row_bytes[r].cycle_shallow += s.node_size[n];
+            cycle_pairs.push_back((static_cast<uint64_t>(r) << 32) | cycles.cycle_of(n));
+        }
+        if (k & kSuspectGrowth) ++row.new_objects;
+        if (k & kSuspectSurvivor) {
+            ++row.survivor_objects;
+            row.survivor_bytes += s.node_size[n];
+        }
+        if (k & kSuspectLargeRetained) {
+            ++row.large_objects;
+            row.largest_retained = std::max(row.largest_retained, retained);
+        }
+    }
+    std::vector<uint32_t>().swap(node_row);
+
+    const std::vector<Mode> holders = modes_by_row(holder_pairs, row_count);
+    // Cycles per row: distinct count, and the one with the most bytes.
+    std::sort(cycle_pairs.begin(), cycle_pairs.end());
+    cycle_pairs.erase(std::unique(cycle_pairs.begin(), cycle_pairs.end()), cycle_pairs.end());
+    for (const uint64_t pair : cycle_pairs) {
+        SuspectGroup& row = rows[pair >> 32];
+        const uint32_t c = static_cast<uint32_t>(pair);
+        ++row.cycle_count;
+        if (row.cycle == kNoCycle || cycles.info(c).bytes > cycles.info(row.cycle).bytes) row.cycle = c;
+    }
+
+    // --- Reasons and scores. ---
+    const auto group_first_type_or_bad = [&](uint32_t g) { return g == bad_group ? type_count : group_first_type[g]; };
+    const uint32_t rows_of_accumulation = accumulation == kNoNode ? 0xFFFFFFFFu : row_of(accumulation);
+    const uint64_t heap_retained = dom.retained_size(kSuperRoot);
+    for (size_t r = 0; r < row_count; ++r) {
+        SuspectGroup& row = rows[r];
+        if (row.objects == 0) continue;
+        const bool low = (r & 1) != 0;
+        const uint32_t g = static_cast<uint32_t>(r / 2);
+        if (g == bad_group) {
+            row.type = "?";
+        } else {
+            row.type = std::string(ev.name_of(group_first_type[g]));
+            row.module = std::string(s.strings.view(s.types[group_first_type[g]].module));
+        }
+        row.confidence = low ? SuspectConfidence::Low : SuspectConfidence::High;
+        const std::string of_type = " of type " + row.type;
+        const bool noise_row = low && (row.kinds & (kSuspectUnexplainedSurplus | kSuspectUnreachable));
+        double score = 0;
+
+        if (row.kinds & kSuspectUnexplainedSurplus) {
+            const uint64_t k = row.surplus_objects;
+            row.reasons.push_back(
+                objects_text(k) + of_type + (k == 1 ? " has " : " have ") +
+                count_text(static_cast<uint64_t>(row.unexplained_references)) +
+                (row.unexplained_references == 1 ? " reference" : " references") +
+                " nobody in the graph accounts for (a C/C++ holder or a refcount leak); " +
+                (k == 1 ? "it retains " : "they retain ") + human_bytes(row_bytes[r].surplus_retained));
+            // +2: a proven defect (a reference nobody accounts for) of one
+            // object outranks the statistical growth of a handful.
+            score += 8 * (kProofBonus + magnitude(k, row_bytes[r].surplus_retained));
+        }
+        if (row.kinds & kSuspectUnreachable) {
+            const Mode& m = holders[r];
+            row.holder = m.value;
+            row.holder_objects = m.occurrences;
+            row.holder_count = m.distinct;
+            const uint64_t k = row.unreachable_objects;
+            std::string text = objects_text(k) + of_type + (k == 1 ? " has" : " have") +
+                               " no path from any root; " + (k == 1 ? "it is" : "they are") +
+                               " kept alive by ";
+            if (m.distinct > 1) {
+                text += count_text(m.distinct) + " holders, most (" + count_text(m.occurrences) +
+                        ") by ";
+            }
+            const uint32_t hc = cycles.cycle_of(m.value);
+            if (hc != kNoCycle && uncollectable(cycles.info(hc).fate)) {
+                text += "an uncollectable cycle (" + std::string(cycle_fate_name(cycles.info(hc).fate)) +
+                        ") of " + objects_text(cycles.info(hc).members) + " containing " +
+                        describe_node(s, m.value);
+            } else {
+                const int64_t refs = in.roots->unexplained(m.value);
+                text += describe_node(s, m.value) + " (unexplained refcount surplus, " +
+                        count_text(static_cast<uint64_t>(refs)) + (refs == 1 ? " reference)" : " references)");
+            }
+            row.reasons.push_back(std::move(text));
+            score += 4 * magnitude(k, row_bytes[r].unreachable_shallow);
+        }
+        if (row.kinds & kSuspectUncollectableCycle) {
+            const uint64_t k = row.cycle_objects;
+            std::string explanation = cycles.explain(row.cycle);
+            constexpr std::string_view prefix = "uncollectable: ";
+            if (explanation.starts_with(prefix)) explanation.erase(0, prefix.size());
+            row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") + " in " +
+                                  count_text(row.cycle_count) +
+                                  (row.cycle_count == 1 ? " uncollectable cycle" : " uncollectable cycles") +
+                                  " (" + human_bytes(row_bytes[r].cycle_shallow) + " of them)" +
+                                  (row.cycle_count == 1 ? ": " : "; the largest: ") + explanation);
+            score += 10 * (kProofBonus + magnitude(k, row_bytes[r].cycle_shallow));
+        }
+        if (row.kinds & kSuspectGrowth) {
+            const TypeDelta& d = *delta_of_group[g];
+            row.growth_objects = d.object_delta();
+            row.growth_bytes = d.byte_delta();
+            row.objects_before = d.objects_a;
+            const std::string bytes = d.byte_delta() >= 0
+                                          ? "+" + human_bytes(static_cast<uint64_t>(d.byte_delta()))
+                                          : "-" + human_bytes(static_cast<uint64_t>(-d.byte_delta()));
+            row.reasons.push_back(row.type + " grew by " + objects_text(static_cast<uint64_t>(d.object_delta())) +
+                                  " (" + bytes + ") since the baseline (" + count_text(d.objects_a) +
+                                  " → " + count_text(d.objects_b) + "); " + count_text(row.new_objects) +
+                                  (row.new_objects == 1 ? " is new" : " are new"));
+            // A builtin container growing is usually a symptom; the type
+            // that names the leak is a class of the program.
+            const double weight = interpreter_type[group_first_type_or_bad(g)] ? 2.5 : 5.0;
+            score += weight * magnitude(static_cast<uint64_t>(d.object_delta()),
+                                   static_cast<uint64_t>(std::max<int64_t>(d.byte_delta(), 0)));
+        }
+        if (row.kinds & kSuspectSurvivor) {
+            const uint64_t k = row.survivor_objects;
+            row.reasons.push_back(objects_text(k) + of_type + " (" + human_bytes(row.survivor_bytes) +
+                                  ") allocated between snapshots 1 and 2 " +
+                                  (k == 1 ? "is" : "are") + " still alive in snapshot 3");
+            score += 8 * magnitude(k, row.survivor_bytes);
+        }
+        if (row.kinds & kSuspectLargeRetained) {
+            const uint64_t k = row.large_objects;
+            const bool accumulates = accumulation != kNoNode && rows_of_accumulation == r;
+            const uint64_t retained = accumulates ? dom.retained_size(accumulation) : row.largest_retained;
+            const double share = heap_retained == 0 ? 0.0
+                                                    : 100.0 * static_cast<double>(retained) /
+                                                          static_cast<double>(heap_retained);
+            char percent[32];
+            if (share > 0 && share < 1) {
+                std::snprintf(percent, sizeof percent, "<1%%");
+            } else {
+                std::snprintf(percent, sizeof percent, "%.0f%%", share);
+            }
+            if (accumulates) {
+                row.accumulation_node = accumulation;
+                row.accumulated_objects = accumulated;
+                row.reasons.push_back(describe_node(s, accumulation) + " holds " + count_text(accumulated) +
+                                      " of the " + count_text(accumulated_total) +
+                                      (in.diff ? " new" : " surviving") +
+                                      " objects: the growth accumulates there; it retains " +
+                                      human_bytes(retained) + " (" + percent + " of the heap)");
+                // Below the grown type's own row (weight 5): the type names
+                // the leak, the container says where to look.
+                score += 4 * magnitude(accumulated, retained);
+            } else {
+                row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") +
+                                      " among the " + count_text(options.top_retained) +
+                                      " largest retainers; " + (k == 1 ? "it retains " : "the largest retains ") +
+                                      human_bytes(retained) + " (" + percent + " of the heap)");
+                score += magnitude(k, retained);
+            }
+        }
+        if (noise_row) {
+            row.reasons.front() += " — probably the interpreter's own C statics (interned strings, "
+                                  "static types, module state)";
+        }
+        if (low) score *= 0.1;
+        row.score = std::round(score * 100.0) / 100.0;  // stable when printed
+        for (size_t i = 0; i < row.reasons.size(); ++i) {
+            if (i) row.reason += "; ";
+            row.reason += row.reasons[i];
+        }
+    }
+
+    // --- Order, and the per-node column (high-confidence rows only). ---
+    for (size_t r = 0; r < row_count; ++r) {
+        if (rows[r].objects == 0) continue;
+        if ((r & 1) && !options.include_low_confidence) continue;
+        groups.push_back(std::move(rows[r]));
+    }
+    std::sort(groups.begin(), groups.end(), [](const SuspectGroup& a, const SuspectGroup& b) {
+        if (a.confidence != b.confidence) return a.confidence < b.confidence;
+        if (a.score != b.score) return a.score > b.score;
+        if (a.objects != b.objects) return a.objects > b.objects;
+        if (a.type != b.type) return a.type < b.type;
+        return a.representative < b.representative;
+    });
+    for (uint32_t n = 0; n < n_nodes; ++n) {
+        if (kinds[n]) kinds[n] = row_of(n) & 1 ? 0 : kinds[n];
+    }
+    return groups;
+}
+
+}  // namespace refscope::analysis::detail

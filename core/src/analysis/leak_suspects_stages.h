@@ -1,0 +1,57 @@
+// The two stages of the LeakSuspects constructor (leak_suspects.cpp runs
+// them): gathering the evidence per node (leak_suspects_evidence.cpp), then
+// folding it into rows with reasons, scores and order (leak_suspects_rows.cpp),
+// and the evidence handed from the first to the second.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "refscope/analysis/leak_suspects.h"
+
+namespace refscope::analysis::detail {
+
+struct SuspectEvidence {
+    explicit SuspectEvidence(const Snapshot& snapshot) : s(snapshot) {}
+
+    const Snapshot& s;
+    // Type names: one group per distinct name; bad type ids share "?".
+    uint32_t type_count = 0;
+    std::vector<uint32_t> group_of_type;     // per type id, and type_count for bad ids
+    std::vector<uint32_t> group_first_type;  // a representative type id per group
+    uint32_t bad_group = 0;
+    uint32_t group_count = 0;
+    // Per type id (and type_count): defined by a stdlib/builtin module.
+    std::vector<uint8_t> interpreter_type;
+    // The kind bits whose evidence is the interpreter's own, per node.
+    std::vector<uint8_t> noise;
+    // Per unreachable node kept alive by a holder: that nearest holder.
+    std::vector<uint32_t> holder;
+    // Per group: its row of the diff, or null.
+    std::vector<const TypeDelta*> delta_of_group;
+    // Where the growth accumulates, and how many new/surviving objects.
+    uint32_t accumulation = kNoNode;
+    uint64_t accumulated = 0;
+    uint64_t accumulated_total = 0;
+
+    std::string_view name_of(uint32_t t) const { return s.strings.view(s.types[t].name); }
+    uint32_t group_of_node(uint32_t node) const {
+        const uint32_t t = s.node_type[node];
+        return group_of_type[t < type_count ? t : type_count];
+    }
+};
+
+// Sets the SuspectKind bits of every node in kinds (one per node, all 0 on
+// entry) and returns what the rows need besides; the constructor has checked
+// the inputs.
+SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOptions& options,
+                                        std::vector<uint8_t>& kinds);
+
+// Folds the evidence into rows per (type name, confidence), writes their
+// reasons and scores, and returns them in order; then clears the kinds of
+// nodes in low-confidence rows.
+std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const SuspectOptions& options,
+                                            const SuspectEvidence& ev, std::vector<uint8_t>& kinds);
+
+}  // namespace refscope::analysis::detail
