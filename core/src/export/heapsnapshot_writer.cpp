@@ -21,6 +21,10 @@
 //
 // The mapping of Python objects and references onto V8's node and edge types
 // is in docs/heapsnapshot.md; the functions below implement it line by line.
+//
+// This file holds the writer proper (the nodes and edges in V8's layout) and
+// the public entry points; the JSON output, its sinks and the name tables it
+// uses are declared in heapsnapshot_parts.h.
 
 #include "refscope/export/heapsnapshot.h"
 
@@ -32,10 +36,10 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <memory>
 #include <string_view>
 #include <vector>
 
+#include "export/heapsnapshot_parts.h"
 #include "refscope/analysis/edge_labels.h"
 #include "refscope/format/constants.h"
 
@@ -57,339 +61,17 @@ enum EdgeType : uint32_t {
 };
 constexpr uint32_t kNodeFieldCount = 7;
 
-std::string errno_text(int error) { return std::strerror(error); }
-
-// ---------------------------------------------------------------------------
-// Output: a buffer in front of a sink.
-
-class Sink {
-public:
-    virtual ~Sink() = default;
-    virtual void write(const char* data, size_t size) = 0;
-};
-
-class FdSink final : public Sink {
-public:
-    FdSink(int fd, const std::string& path) : fd_(fd), path_(path) {}
-    void write(const char* data, size_t size) override {
-        while (size > 0) {
-            const ssize_t n = ::write(fd_, data, size);
-            if (n < 0) {
-                if (errno == EINTR) continue;
-                throw HeapsnapshotError("cannot write " + path_ + ": " + errno_text(errno));
-            }
-            data += n;
-            size -= static_cast<size_t>(n);
-        }
-    }
-private:
-    int fd_;
-    const std::string& path_;
-};
-
-class FileSink final : public Sink {
-public:
-    explicit FileSink(std::FILE* file) : file_(file) {}
-    void write(const char* data, size_t size) override {
-        if (std::fwrite(data, 1, size, file_) != size) {
-            throw HeapsnapshotError("cannot write the heap snapshot: " + errno_text(errno));
-        }
-    }
-private:
-    std::FILE* file_;
-};
-
-class StreamSink final : public Sink {
-public:
-    explicit StreamSink(std::ostream& out) : out_(out) {}
-    void write(const char* data, size_t size) override {
-        out_.write(data, static_cast<std::streamsize>(size));
-        if (!out_) throw HeapsnapshotError("cannot write the heap snapshot: the stream failed");
-    }
-private:
-    std::ostream& out_;
-};
-
-class JsonOutput {
-public:
-    explicit JsonOutput(Sink& sink) : sink_(sink), buffer_(kBufferSize) {}
-
-    void put(char c) {
-        if (used_ == kBufferSize) flush();
-        buffer_[used_++] = c;
-    }
-    void raw(std::string_view text) {
-        while (!text.empty()) {
-            if (used_ == kBufferSize) flush();
-            const size_t n = std::min(text.size(), kBufferSize - used_);
-            std::memcpy(buffer_.data() + used_, text.data(), n);
-            used_ += n;
-            text.remove_prefix(n);
-        }
-    }
-    void number(uint64_t value) {
-        if (kBufferSize - used_ < 24) flush();
-        char* const begin = buffer_.data() + used_;
-        used_ += static_cast<size_t>(std::to_chars(begin, begin + 24, value).ptr - begin);
-    }
-    // A JSON string literal, quotes included, in pure ASCII: control
-    // characters, quote and backslash escaped; other characters as \uXXXX
-    // (surrogate pairs beyond the BMP); each byte that does not start a
-    // well-formed UTF-8 sequence becomes U+FFFD.
-    void string(std::string_view text) {
-        put('"');
-        size_t pos = 0;
-        while (pos < text.size()) {
-            // Fast path: the run of bytes that need no escaping.
-            size_t end = pos;
-            while (end < text.size()) {
-                const auto c = static_cast<unsigned char>(text[end]);
-                if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-                ++end;
-            }
-            raw(text.substr(pos, end - pos));
-            pos = end;
-            if (pos == text.size()) break;
-            const auto c = static_cast<unsigned char>(text[pos]);
-            if (c < 0x80) {
-                escape_ascii(c);
-                ++pos;
-                continue;
-            }
-            const size_t length = analysis::utf8_sequence_length(text, pos);
-            if (length == 0) {
-                unicode_escape(0xFFFD);
-                ++pos;
-                continue;
-            }
-            uint32_t code = c & (0x7F >> length);
-            for (size_t i = 1; i < length; ++i) {
-                code = (code << 6) | (static_cast<unsigned char>(text[pos + i]) & 0x3F);
-            }
-            if (code >= 0x10000) {
-                code -= 0x10000;
-                unicode_escape(0xD800 + (code >> 10));
-                unicode_escape(0xDC00 + (code & 0x3FF));
-            } else {
-                unicode_escape(code);
-            }
-            pos += length;
-        }
-        put('"');
-    }
-    void flush() {
-        if (used_ > 0) sink_.write(buffer_.data(), used_);
-        written_ += used_;
-        used_ = 0;
-    }
-    uint64_t bytes() const { return written_ + used_; }
-
-private:
-    static constexpr size_t kBufferSize = 1 << 18;
-
-    void escape_ascii(unsigned char c) {
-        switch (c) {
-            case '"': raw("\\\""); return;
-            case '\\': raw("\\\\"); return;
-            case '\b': raw("\\b"); return;
-            case '\f': raw("\\f"); return;
-            case '\n': raw("\\n"); return;
-            case '\r': raw("\\r"); return;
-            case '\t': raw("\\t"); return;
-            default: unicode_escape(c); return;
-        }
-    }
-    void unicode_escape(uint32_t unit) {
-        static constexpr char kHex[] = "0123456789abcdef";
-        const char text[6] = {'\\', 'u', kHex[(unit >> 12) & 0xF], kHex[(unit >> 8) & 0xF],
-                              kHex[(unit >> 4) & 0xF], kHex[unit & 0xF]};
-        raw(std::string_view(text, 6));
-    }
-
-    Sink& sink_;
-    std::vector<char> buffer_;
-    size_t used_ = 0;
-    uint64_t written_ = 0;
-};
-
-// ---------------------------------------------------------------------------
-// The output string table. Each distinct text gets one index; a text is either
-// a snapshot string (kept by id, not copied) or one the export made up ("[3]
-// [GC-invisible]"), kept here. Lookups go through a per-snapshot-string cache
-// first, so most names cost one array read; the flat open-addressing table
-// (no node allocation per entry) de-duplicates the rest.
-
-class OutputStrings {
-public:
-    explicit OutputStrings(const StringTable& snapshot_strings)
-        : source_(snapshot_strings), by_snapshot_id_(snapshot_strings.size(), kUnset) {
-        slots_.assign(1024, 0);
-        add_text("");  // index 0: the empty name
-    }
-
-    uint32_t snapshot_string(uint32_t id) {
-        if (id >= by_snapshot_id_.size()) return add_text("?");
-        uint32_t& cached = by_snapshot_id_[id];
-        if (cached == kUnset) cached = intern(source_.view(id), kFromSnapshot | id);
-        return cached;
-    }
-    uint32_t add_text(std::string_view text) {
-        return intern(text, static_cast<uint32_t>(made_.size()));
-    }
-
-    size_t size() const { return entries_.size(); }
-    std::string_view text(uint32_t index) const { return view(entries_[index]); }
-
-private:
-    static constexpr uint32_t kUnset = 0xFFFFFFFFu;
-    static constexpr uint32_t kFromSnapshot = 0x80000000u;  // else: index into made_
-
-    std::string_view view(uint32_t entry) const {
-        return (entry & kFromSnapshot) ? source_.view(entry & ~kFromSnapshot)
-                                       : std::string_view(made_[entry]);
-    }
-
-    static uint64_t hash(std::string_view text) {
-        uint64_t h = 0x9E3779B97F4A7C15ull ^ text.size();
-        size_t i = 0;
-        for (; i + 8 <= text.size(); i += 8) {
-            uint64_t word;
-            std::memcpy(&word, text.data() + i, 8);
-            h = (h ^ word) * 0xFF51AFD7ED558CCDull;
-            h ^= h >> 32;
-        }
-        uint64_t tail = 0;
-        std::memcpy(&tail, text.data() + i, text.size() - i);
-        h = (h ^ tail) * 0xC4CEB9FE1A85EC53ull;
-        return h ^ (h >> 29);
-    }
-
-    // `entry` says where the text lives if it is new: a snapshot string id
-    // tagged kFromSnapshot, or the position the text will take in made_.
-    uint32_t intern(std::string_view text, uint32_t entry) {
-        const uint64_t h = hash(text);
-        const uint32_t short_hash = static_cast<uint32_t>(h >> 32);
-        size_t mask = slots_.size() - 1;
-        for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
-            const uint32_t index_plus_one = slots_[slot];
-            if (index_plus_one == 0) break;
-            const uint32_t index = index_plus_one - 1;
-            if (hashes_[index] == short_hash && view(entries_[index]) == text) return index;
-        }
-        if (!(entry & kFromSnapshot)) made_.emplace_back(text);
-        const auto index = static_cast<uint32_t>(entries_.size());
-        entries_.push_back(entry);
-        hashes_.push_back(short_hash);
-        if (entries_.size() * 2 > slots_.size()) {
-            rehash(slots_.size() * 2);
-        } else {
-            place(index, h);
-        }
-        return index;
-    }
-    void place(uint32_t index, uint64_t h) {
-        const size_t mask = slots_.size() - 1;
-        size_t slot = h & mask;
-        while (slots_[slot] != 0) slot = (slot + 1) & mask;
-        slots_[slot] = index + 1;
-    }
-    void rehash(size_t slot_count) {
-        slots_.assign(slot_count, 0);
-        for (uint32_t i = 0; i < entries_.size(); ++i) place(i, hash(view(entries_[i])));
-    }
-
-    const StringTable& source_;
-    std::vector<uint32_t> by_snapshot_id_;
-    std::vector<uint32_t> entries_;
-    std::vector<uint32_t> hashes_;   // upper half of each entry's hash
-    std::vector<uint32_t> slots_;    // entry index + 1, 0 = empty
-    std::vector<std::string> made_;
-};
-
-// ---------------------------------------------------------------------------
-// The synthetic nodes: the root, then one per root class, with a thread-stack
-// node per thread of the snapshot (plus one for records naming no known
-// thread). Records are bucketed by synthetic node with a counting sort so that
-// each node's edges come out together.
-
-struct SyntheticNodes {
-    std::vector<std::string> names;       // [0] is the root
-    std::vector<uint32_t> record_offset;  // per node: its records in `records`
-    std::vector<uint32_t> records;        // snapshot.roots indexes, bucketed
-    uint32_t unexplained_node = 0;        // its edges come from RootClasses
-};
-
-SyntheticNodes plan_synthetic_nodes(const Snapshot& s) {
-    SyntheticNodes plan;
-    plan.names.emplace_back("(refscope roots)");
-    plan.names.emplace_back("(interpreter)");
-    const uint32_t first_thread = 2;
-    for (const ThreadInfo& thread : s.threads) {
-        plan.names.push_back("(thread stack: " + std::string(s.strings.view(thread.name)) + ")");
-    }
-    const auto node_count = static_cast<uint32_t>(s.node_count());
-    bool unknown_thread = false;
-    for (const RootRef& r : s.roots) {
-        unknown_thread |= r.node < node_count && r.kind == format::RootKind::ThreadStack &&
-                          r.thread >= s.threads.size();
-    }
-    const uint32_t unknown_thread_node =
-        unknown_thread ? static_cast<uint32_t>(plan.names.size()) : 0;
-    if (unknown_thread) plan.names.emplace_back("(thread stack: unknown thread)");
-    const auto extension_node = static_cast<uint32_t>(plan.names.size());
-    plan.names.emplace_back("(extension)");
-    plan.unexplained_node = static_cast<uint32_t>(plan.names.size());
-    plan.names.emplace_back("(unexplained surplus)");
-
-    // Which synthetic node each valid record hangs from (0 = none).
-    std::vector<uint32_t> owner(s.roots.size(), 0);
-    for (size_t i = 0; i < s.roots.size(); ++i) {
-        const RootRef& r = s.roots[i];
-        if (r.node >= node_count) continue;  // RootClasses reports these
-        switch (r.kind) {
-            case format::RootKind::Interpreter: owner[i] = 1; break;
-            case format::RootKind::ThreadStack:
-                owner[i] = r.thread < s.threads.size() ? first_thread + r.thread
-                                                        : unknown_thread_node;
-                break;
-            case format::RootKind::Extension: owner[i] = extension_node; break;
-            default: owner[i] = extension_node; break;  // unknown kinds: outside holders
-        }
-    }
-    plan.record_offset.assign(plan.names.size() + 1, 0);
-    for (const uint32_t o : owner) {
-        if (o != 0) ++plan.record_offset[o + 1];
-    }
-    for (size_t i = 1; i < plan.record_offset.size(); ++i) {
-        plan.record_offset[i] += plan.record_offset[i - 1];
-    }
-    plan.records.resize(plan.record_offset.back());
-    std::vector<uint32_t> fill(plan.record_offset.begin(), plan.record_offset.end() - 1);
-    for (size_t i = 0; i < owner.size(); ++i) {
-        if (owner[i] != 0) plan.records[fill[owner[i]]++] = static_cast<uint32_t>(i);
-    }
-    return plan;
-}
-
-// ---------------------------------------------------------------------------
-// Python objects → V8 node types, decided once per type.
-
-enum class TypeStyle : uint8_t { Object, String, Number, Closure, Code, Array };
-
-TypeStyle style_of(std::string_view type_name) {
-    if (type_name == "str") return TypeStyle::String;
-    if (type_name == "int" || type_name == "float" || type_name == "bool" ||
-        type_name == "complex") {
-        return TypeStyle::Number;
-    }
-    if (type_name == "function" || type_name == "builtin_function_or_method" ||
-        type_name == "method") {
-        return TypeStyle::Closure;
-    }
-    if (type_name == "code") return TypeStyle::Code;
-    if (type_name == "list" || type_name == "tuple") return TypeStyle::Array;
-    return TypeStyle::Object;
-}
+using detail::errno_text;
+using detail::FdSink;
+using detail::FileSink;
+using detail::JsonOutput;
+using detail::OutputStrings;
+using detail::plan_synthetic_nodes;
+using detail::Sink;
+using detail::StreamSink;
+using detail::style_of;
+using detail::SyntheticNodes;
+using detail::TypeStyle;
 
 class HeapsnapshotWriter {
 public:
