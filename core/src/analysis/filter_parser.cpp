@@ -1,70 +1,24 @@
-// The filter language's parser and completions (filter_query.h,
-// docs/filter-language.md).
+// The filter language's parser: query text to a postfix program (parse_filter,
+// filter_query.h, docs/filter-language.md).
 //
 // Recursive descent over the raw text, emitting a postfix program as it goes
 // (a leaf when a term is read, an operator once both operands are). Nesting is
 // bounded (kMaxNesting) so a hostile query cannot exhaust the stack. Every
 // error carries the byte offset of what was wrong; messages say "column N"
 // with N = offset + 1.
-#include <algorithm>
 #include <array>
 #include <cctype>
-#include <cmath>
-#include <cstdio>
-#include <set>
+#include <string>
 
-#include "refscope/analysis/filter_query.h"
+#include "filter_names.h"
 
 namespace refscope::analysis {
+
+using namespace detail;
 
 namespace {
 
 constexpr int kMaxNesting = 64;
-
-enum class ValueKind { Text, Address, Number, ByteNumber };
-
-struct FieldName {
-    std::string_view name;
-    FilterField field;
-    ValueKind kind;
-};
-
-// `depth` is an alias of `distance`; `addr` of `address`.
-constexpr std::array<FieldName, 15> kFields{{
-    {"type", FilterField::Type, ValueKind::Text},
-    {"module", FilterField::Module, ValueKind::Text},
-    {"preview", FilterField::Preview, ValueKind::Text},
-    {"address", FilterField::Address, ValueKind::Address},
-    {"addr", FilterField::Address, ValueKind::Address},
-    {"size", FilterField::Size, ValueKind::ByteNumber},
-    {"retained", FilterField::Retained, ValueKind::ByteNumber},
-    {"refcount", FilterField::Refcount, ValueKind::Number},
-    {"surplus", FilterField::Surplus, ValueKind::Number},
-    {"unexplained", FilterField::Unexplained, ValueKind::Number},
-    {"distance", FilterField::Distance, ValueKind::Number},
-    {"depth", FilterField::Distance, ValueKind::Number},
-    {"referrers", FilterField::Referrers, ValueKind::Number},
-    {"referents", FilterField::Referents, ValueKind::Number},
-    {"refs", FilterField::Referrers, ValueKind::Number},
-}};
-
-struct FlagName {
-    std::string_view name;
-    FilterFlag flag;
-};
-
-constexpr std::array<FlagName, 10> kFlags{{
-    {"new", FilterFlag::New},
-    {"unreachable", FilterFlag::Unreachable},
-    {"reachable", FilterFlag::Reachable},
-    {"cycle", FilterFlag::Cycle},
-    {"root", FilterFlag::Root},
-    {"immortal", FilterFlag::Immortal},
-    {"tracked", FilterFlag::Tracked},
-    {"native", FilterFlag::Native},
-    {"typeobject", FilterFlag::TypeObject},
-    {"suspect", FilterFlag::Suspect},
-}};
 
 struct Unit {
     std::string_view name;  // matched case-insensitively
@@ -88,73 +42,8 @@ constexpr std::array<Unit, 13> kUnits{{
     {"t", 1e12, false},
 }};
 
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(a[i])) !=
-            std::tolower(static_cast<unsigned char>(b[i]))) {
-            return false;
-        }
-    }
-    return true;
-}
-
-bool istarts_with(std::string_view text, std::string_view prefix) {
-    return text.size() >= prefix.size() && iequals(text.substr(0, prefix.size()), prefix);
-}
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t above = row[j];
-            const size_t cost = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                                        std::tolower(static_cast<unsigned char>(b[j - 1]))
-                                    ? 0
-                                    : 1;
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
-
-// The closest field or flag name within 2 edits, "" if none.
-std::string_view closest_name(std::string_view word) {
-    std::string_view best;
-    size_t best_distance = 3;
-    const auto consider = [&](std::string_view name) {
-        const size_t d = edit_distance(word, name);
-        if (d < best_distance && d < name.size()) {
-            best = name;
-            best_distance = d;
-        }
-    };
-    for (const FieldName& f : kFields) consider(f.name);
-    for (const FlagName& f : kFlags) consider(f.name);
-    return best;
-}
-
-const FieldName* find_field(std::string_view name) {
-    for (const FieldName& f : kFields) {
-        if (iequals(f.name, name)) return &f;
-    }
-    return nullptr;
-}
-
-const FlagName* find_flag(std::string_view name) {
-    for (const FlagName& f : kFlags) {
-        if (iequals(f.name, name)) return &f;
-    }
-    return nullptr;
-}
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-bool ends_word(char c) { return is_space(c) || c == '(' || c == ')'; }
 bool is_name_char(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+
 
 std::string at_column(size_t offset) { return " at column " + std::to_string(offset + 1); }
 
@@ -513,154 +402,13 @@ private:
     std::vector<FilterTerm> program_;
 };
 
-std::string_view op_text(CompareOp op) {
-    switch (op) {
-        case CompareOp::Less: return "<";
-        case CompareOp::LessEqual: return "<=";
-        case CompareOp::Greater: return ">";
-        case CompareOp::GreaterEqual: return ">=";
-        case CompareOp::Equal: return "=";
-        case CompareOp::NotEqual: return "!=";
-    }
-    return "?";
-}
-
-std::string number_text(double value) {
-    if (value == std::floor(value) && std::fabs(value) < 9e15) {
-        return std::to_string(static_cast<int64_t>(value));
-    }
-    std::string s = std::to_string(value);
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    return s;
-}
-
 }  // namespace
-
-std::string_view filter_field_name(FilterField field) {
-    for (const FieldName& f : kFields) {
-        if (f.field == field) return f.name;
-    }
-    return "?";
-}
-
-std::string_view filter_flag_name(FilterFlag flag) {
-    for (const FlagName& f : kFlags) {
-        if (f.flag == flag) return f.name;
-    }
-    return "?";
-}
 
 FilterQuery parse_filter(std::string_view text) {
     FilterQuery query;
     query.text = std::string(text);
     query.program = Parser(text).parse();
     return query;
-}
-
-std::string FilterQuery::to_string() const {
-    if (program.empty()) return "(all)";
-    std::vector<std::string> stack;
-    for (const FilterTerm& t : program) {
-        switch (t.kind) {
-            case FilterTerm::Kind::Text:
-                stack.push_back("(" + std::string(filter_field_name(t.field)) + " " + t.text + ")");
-                break;
-            case FilterTerm::Kind::Address: {
-                char buffer[32];
-                std::snprintf(buffer, sizeof buffer, "(address 0x%llx)",
-                              static_cast<unsigned long long>(t.address));
-                stack.push_back(buffer);
-                break;
-            }
-            case FilterTerm::Kind::Number:
-                stack.push_back("(" + std::string(filter_field_name(t.field)) + " " +
-                                std::string(op_text(t.op)) + " " + number_text(t.number) + ")");
-                break;
-            case FilterTerm::Kind::Flag:
-                stack.push_back(std::string(filter_flag_name(t.flag)));
-                break;
-            case FilterTerm::Kind::Not: {
-                std::string operand = std::move(stack.back());
-                stack.back() = "(not " + operand + ")";
-                break;
-            }
-            case FilterTerm::Kind::And:
-            case FilterTerm::Kind::Or: {
-                std::string right = std::move(stack.back());
-                stack.pop_back();
-                stack.back() = std::string(t.kind == FilterTerm::Kind::And ? "(and " : "(or ") +
-                               stack.back() + " " + right + ")";
-                break;
-            }
-        }
-    }
-    return stack.empty() ? "(all)" : stack.back();
-}
-
-FilterNeeds filter_needs(const FilterQuery& query) {
-    FilterNeeds needs;
-    for (const FilterTerm& t : query.program) {
-        if (t.kind == FilterTerm::Kind::Number) {
-            switch (t.field) {
-                case FilterField::Retained: needs.retained = true; break;
-                case FilterField::Surplus:
-                case FilterField::Unexplained: needs.roots = true; break;
-                case FilterField::Distance: needs.paths = true; break;
-                case FilterField::Referrers:
-                case FilterField::Referents: needs.index = true; break;
-                default: break;
-            }
-        } else if (t.kind == FilterTerm::Kind::Flag) {
-            switch (t.flag) {
-                case FilterFlag::New: needs.diff = true; break;
-                case FilterFlag::Unreachable:
-                case FilterFlag::Reachable: needs.paths = true; break;
-                case FilterFlag::Cycle: needs.cycles = true; break;
-                case FilterFlag::Suspect: needs.suspects = true; break;
-                default: break;
-            }
-        }
-    }
-    return needs;
-}
-
-std::vector<std::string> filter_completions(std::string_view prefix_text, const Snapshot& snapshot,
-                                            size_t limit) {
-    size_t start = prefix_text.size();
-    while (start > 0 && !ends_word(prefix_text[start - 1])) --start;
-    std::string_view word = prefix_text.substr(start);
-    std::string negation;
-    if (!word.empty() && word[0] == '-') {
-        negation = "-";
-        word.remove_prefix(1);
-    }
-    std::set<std::string> found;
-    const size_t colon = word.find(':');
-    if (colon != std::string_view::npos) {
-        const FieldName* field = find_field(word.substr(0, colon));
-        if (field && (field->field == FilterField::Type || field->field == FilterField::Module)) {
-            const std::string_view value = word.substr(colon + 1);
-            const std::string lead = negation + std::string(word.substr(0, colon + 1));
-            for (const TypeInfo& t : snapshot.types) {
-                const std::string_view name =
-                    snapshot.strings.view(field->field == FilterField::Type ? t.name : t.module);
-                if (!name.empty() && name.starts_with(value))
-                    found.insert(lead + std::string(name));
-            }
-        }
-    } else {
-        for (const FieldName& f : kFields) {
-            if (!istarts_with(f.name, word)) continue;
-            const bool text = f.kind == ValueKind::Text || f.kind == ValueKind::Address;
-            found.insert(negation + std::string(f.name) + (text ? ":" : ">"));
-        }
-        for (const FlagName& f : kFlags) {
-            if (istarts_with(f.name, word)) found.insert(negation + std::string(f.name));
-        }
-    }
-    std::vector<std::string> out(found.begin(), found.end());
-    if (limit != 0 && out.size() > limit) out.resize(limit);
-    return out;
 }
 
 }  // namespace refscope::analysis
