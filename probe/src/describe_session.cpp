@@ -152,6 +152,7 @@ void DescribeSession::begin() {
     recognise_nanobind(*this);
     recognise_numpy(*this);
     recognise_numba(*this);
+    recognise_torch(*this);
     read_registry();
     for (uint32_t index : heap_describers_) {
         Describer& d = describers_[index];
@@ -264,7 +265,7 @@ void DescribeSession::commit(CallReport& report, uint32_t self_node, EdgeCollect
             for (const auto& e : collector->node_edges) seen = seen || e.node == local_nodes_[k];
             if (!seen) {
                 collector->node_edges.push_back({local_nodes_[k], cpp_label, format::kEdgeOwned});
-                walker_.note_native_in_edge(local_nodes_[k]);
+                walker_.note_native_in_edge(local_nodes_[k], true);
             }
         }
     }
@@ -302,7 +303,7 @@ void DescribeSession::commit(CallReport& report, uint32_t self_node, EdgeCollect
         }
         if (from_self) {
             collector->node_edges.push_back({to, e.label, flags});
-            walker_.note_native_in_edge(to);
+            walker_.note_native_in_edge(to, e.owned);
         } else {
             walker_.add_native_edge(from, to, e.label, flags);
         }

@@ -3,7 +3,7 @@
 //
 // At the start of a walk it reads the registry that libraries publish to
 // (a list in the interpreter's private dict), adds the probe's own
-// recognisers (pybind11, nanobind, NumPy, Numba: recognise_*.cpp) and runs every heap
+// recognisers (pybind11, nanobind, NumPy, Numba, PyTorch: recognise_*.cpp) and runs every heap
 // callback. While the walk runs, HeapWalker::process() asks it to describe
 // each instance of a type that has describers.
 //
@@ -189,5 +189,6 @@ void recognise_numpy(DescribeSession& session);
 // called by recognise_numpy with the dict of the module holding its C API.
 void recognise_numpy_holders(DescribeSession& session, PyObject* module_dict);
 void recognise_numba(DescribeSession& session);
+void recognise_torch(DescribeSession& session);
 
 }  // namespace refscope::probe

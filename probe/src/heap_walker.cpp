@@ -502,10 +502,14 @@ uint32_t HeapWalker::add_native_edge(uint32_t from, PyObject* target, uint32_t l
 
 void HeapWalker::add_native_edge(uint32_t from, uint32_t to_node, uint32_t label, uint8_t flags) {
     link_native_edge(from, {nullptr, to_node, label, kNoEdgeIndex, flags});
-    note_native_in_edge(to_node);
+    note_native_in_edge(to_node, (flags & format::kEdgeOwned) != 0);
 }
 
-void HeapWalker::note_native_in_edge(uint32_t node) { ++record_of(natives_, node).in_edges; }
+void HeapWalker::note_native_in_edge(uint32_t node, bool owned) {
+    NativeRecord& r = record_of(natives_, node);
+    ++r.in_edges;
+    if (owned) ++r.owned_in_edges;
+}
 
 void HeapWalker::add_node_root(uint32_t node, format::RootKind kind, uint32_t label, uint32_t count) {
     push_root(node, kind, kNoNode, label, count);
@@ -526,11 +530,23 @@ void HeapWalker::process_native(uint32_t id) {
 }
 
 // A native node that nothing in the graph holds is held by C/C++ code: the
-// describer vouched that it exists, and no reported edge explains it.
+// describer vouched that it exists, and no reported edge explains it. So is
+// one whose own reference count (a C++ strong count, reported by its
+// describer) is larger than the owned references the graph shows: a torch
+// TensorImpl saved by the autograd graph, a MemInfo a compiled function keeps.
 void HeapWalker::add_native_holder_roots() {
     for (const NativeRecord& r : natives_) {
-        if (r.in_edges > 0 || r.rooted) continue;
-        std::string label = "held by C/C++ code";
+        if (r.rooted) continue;
+        const int64_t refcount = snapshot_.node_refcount[r.node];
+        std::string label;
+        if (r.in_edges == 0) {
+            label = "held by C/C++ code";
+        } else if (refcount > static_cast<int64_t>(r.owned_in_edges)) {
+            label = "held by C/C++ code: " + std::to_string(refcount - r.owned_in_edges) + " of " +
+                    std::to_string(refcount) + " references";
+        } else {
+            continue;
+        }
         std::string_view library = snapshot_.strings.view(r.library);
         if (!library.empty()) label += " (described by " + std::string(library) + ")";
         push_root(r.node, format::RootKind::Extension, kNoNode, interner_.intern(label), 0);

@@ -164,8 +164,9 @@ public:
     // (for GC-visibility matching, see EdgeCollector).
     uint32_t add_native_edge(uint32_t from, PyObject* target, uint32_t label, uint8_t flags);
     void add_native_edge(uint32_t from, uint32_t to_node, uint32_t label, uint8_t flags);
-    // Counts an in-edge of a native node (nodes nothing holds become roots).
-    void note_native_in_edge(uint32_t node);
+    // Counts an in-edge of a native node: nodes nothing holds, and nodes
+    // whose reference count exceeds their owned in-edges, become roots.
+    void note_native_in_edge(uint32_t node, bool owned);
     void add_node_root(uint32_t node, format::RootKind kind, uint32_t label, uint32_t count);
     const DescribeSession& describe_session() const { return *describe_; }
 
@@ -201,6 +202,7 @@ private:
         uint32_t first_edge = kNoEdgeIndex;
         uint32_t last_edge = kNoEdgeIndex;
         uint32_t in_edges = 0;
+        uint32_t owned_in_edges = 0;
         bool rooted = false;
     };
     struct NativeKey {

@@ -1,0 +1,318 @@
+// The probe's PyTorch recogniser.
+//
+// What it reports, for every torch.Tensor (any subclass of torch._C.TensorBase:
+// Parameter, FakeTensor, user subclasses) and torch.UntypedStorage:
+//   tensor --cdata--> c10::TensorImpl --storage_--> c10::StorageImpl
+//          --data_ptr_--> "tensor data (<device>)" holding the storage's bytes;
+//   TensorImpl --autograd_meta_->grad_--> the gradient's TensorImpl, and a
+//          view's --autograd_meta_->backward_info_->base_--> its base's;
+//   TensorImpl/StorageImpl --pyobj_slot_ (preserved)--> its Python object,
+//          when C++ owns that object (PyObject preservation: the C++ object
+//          outlives every Python reference, and the Python object with it).
+// Views share one StorageImpl, so the bytes are one node, counted once. The
+// C++ objects carry their strong reference counts: when the references the
+// graph shows do not account for them, the walker roots the object as held
+// by C/C++ code (HeapWalker::add_native_holder_roots), which is where the
+// autograd graph's saved tensors show up.
+//
+// Nothing is read without a layout measured from the running release's own
+// headers (torch_layout.h): the release is torch.__version__'s major.minor,
+// read from the module dict without running code, and the layout is used only
+// if TensorBase's basic size matches it. C++ objects are identified by their
+// RTTI names (read from the vtable, no call), so a TensorImpl subclass, an
+// undefined tensor or a stranger is never mistaken for what it is not.
+// docs/pytorch-internals.md has the facts behind every read.
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <typeinfo>
+#include <unordered_set>
+
+#include "describe_session.h"
+#include "python_text.h"
+#include "torch_layout.h"
+
+namespace refscope::probe {
+namespace {
+
+constexpr TorchLayout kTorchLayouts[] = {
+#include "torch_layouts.inc"
+    TorchLayout{},  // end of the list
+};
+
+constexpr int kMaxGradDepth = 8;  // a .grad of a view's base's .grad ... (bounded)
+constexpr size_t kMaxRank = 64;
+
+struct TorchState {
+    const TorchLayout* layout = nullptr;
+    bool maybe_owned = false;  // THPVariable.cdata is a MaybeOwned<Tensor>
+    size_t tensor_ptr = 0, tensor_borrowed = 0, storage_ptr = 0;
+    bool read_autograd = false;  // AutogradMeta's layout assumes the C++11 std::string
+    // C++ objects whose out-edges this walk has reported (by whichever call
+    // reported them first): the walker keeps only that call's edges.
+    std::unordered_set<const void*> described;
+};
+TorchState g_torch;
+
+template <typename T>
+T read_at(const void* base, size_t offset) {
+    T value;
+    std::memcpy(&value, static_cast<const char*>(base) + offset, sizeof value);
+    return value;
+}
+
+// The RTTI name of a polymorphic C++ object ("N3c1010TensorImplE"), read from
+// its vtable; nullptr unless it is one of PyTorch's namespaces.
+const char* torch_rtti_name(const void* object) {
+    auto* const* vtable = read_at<void* const*>(object, 0);
+    if (vtable == nullptr) return nullptr;
+    auto* info = static_cast<const std::type_info*>(vtable[-1]);
+    if (info == nullptr) return nullptr;
+    const char* name = info->name();
+    for (const char* prefix : {"N3c10", "N2at", "N5torch"})
+        if (std::strncmp(name, prefix, std::strlen(prefix)) == 0) return name;
+    return nullptr;
+}
+
+struct Counts {
+    uint32_t strong = 0;
+    PyObject* owned_pyobject = nullptr;  // the Python object C++ keeps alive
+};
+
+// The strong count of an intrusive_ptr_target (TensorImpl, StorageImpl) and
+// whether it owns its Python object; `slot` is its PyObjectSlot's offset.
+Counts read_counts(const void* object, size_t slot) {
+    const TorchLayout& L = *g_torch.layout;
+    Counts c;
+    const auto pyobj = read_at<uintptr_t>(object, slot + L.slot_pyobj);
+    if (L.combined_refcount) {
+        // One word: strong count low, "has a PyObject" in the top bit. With
+        // a PyObject and two or more strong references, C++ holds one
+        // reference to the PyObject.
+        const auto word = read_at<uint64_t>(object, L.refcount);
+        c.strong = static_cast<uint32_t>(word);
+        if ((word >> 63) != 0 && c.strong >= 2 && pyobj != 0) c.owned_pyobject = reinterpret_cast<PyObject*>(pyobj);
+    } else {
+        // Bit 0 of the slot's pointer: C++ owns the PyObject (it was
+        // "resurrected" when its last Python reference went away).
+        c.strong = read_at<uint32_t>(object, L.refcount);
+        if ((pyobj & 1) != 0 && pyobj != 1) c.owned_pyobject = reinterpret_cast<PyObject*>(pyobj & ~uintptr_t{1});
+    }
+    return c;
+}
+
+const char* device_name(int8_t type) {
+    for (const TorchDevice& d : g_torch.layout->devices)
+        if (d.name != nullptr && d.type == type) return d.name;
+    return "other device";
+}
+
+// Python's spelling of a dtype where it differs from the C++ enumerator.
+const char* dtype_name(uint16_t index) {
+    static constexpr struct { const char* cpp; const char* python; } kNames[] = {
+        {"Byte", "uint8"},       {"Char", "int8"},          {"Short", "int16"},         {"Int", "int32"},
+        {"Long", "int64"},       {"Half", "float16"},       {"Float", "float32"},       {"Double", "float64"},
+        {"Bool", "bool"},        {"BFloat16", "bfloat16"},  {"ComplexFloat", "complex64"},
+        {"ComplexDouble", "complex128"}, {"ComplexHalf", "complex32"},
+    };
+    for (const TorchScalarType& t : g_torch.layout->scalar_types) {
+        if (t.name == nullptr || t.index != index) continue;
+        for (const auto& n : kNames)
+            if (std::strcmp(n.cpp, t.name) == 0) return n.python;
+        return t.name;
+    }
+    return "?";
+}
+
+// "float32 (1000, 1000) cpu": sizes only when the TensorImpl keeps plain ones
+// (not symbolic, no custom sizes policy), the device unless Python overrides it.
+std::string tensor_preview(const char* impl) {
+    const TorchLayout& L = *g_torch.layout;
+    std::string out = dtype_name(read_at<uint16_t>(impl, L.ti_dtype));
+    const bool symbolic = (read_at<uint8_t>(impl, L.symbolic_byte) & L.symbolic_mask) != 0;
+    const bool custom_sizes = (read_at<uint8_t>(impl, L.policy_byte) & L.policy_mask) != 0;
+    const auto rank = read_at<size_t>(impl, L.ti_sizes + L.sas_rank);
+    if (!symbolic && !custom_sizes && rank <= kMaxRank) {
+        const char* sizes = rank <= static_cast<size_t>(L.sas_inline)
+                                ? impl + L.ti_sizes + L.sas_storage
+                                : read_at<const char*>(impl, L.ti_sizes + L.sas_storage);
+        out += " (";
+        for (size_t i = 0; sizes != nullptr && i < rank; ++i) {
+            if (i > 0) out += ", ";
+            out += std::to_string(read_at<int64_t>(sizes, i * sizeof(int64_t)));
+        }
+        out += rank == 1 ? ",)" : ")";
+    }
+    const bool custom_device = (read_at<uint8_t>(impl, L.device_policy_byte) & L.device_policy_mask) != 0;
+    if (!custom_device && read_at<uint8_t>(impl, L.ti_device + 2) != 0) {
+        out += ' ';
+        out += device_name(read_at<int8_t>(impl, L.ti_device));
+        const auto index = read_at<int8_t>(impl, L.ti_device + 1);
+        if (index >= 0 && read_at<int8_t>(impl, L.ti_device) != 0) out += ':' + std::to_string(index);
+    }
+    return out;
+}
+
+void report_preserved(const refscope_describe_api* api, refscope_describe_sink* sink, refscope_node node,
+                      const Counts& counts) {
+    if (counts.owned_pyobject != nullptr)
+        api->object_edge(sink, node, counts.owned_pyobject, "pyobj_slot_ (preserved)", 0);
+}
+
+// The StorageImpl's facts and out-edges: its bytes as a node of their own.
+void describe_storage(const refscope_describe_api* api, refscope_describe_sink* sink, const char* storage,
+                      refscope_node node) {
+    const TorchLayout& L = *g_torch.layout;
+    const Counts counts = read_counts(storage, L.si_pyobj_slot);
+    const char* device = device_name(read_at<int8_t>(storage, L.si_device));
+    // size_bytes_ is a SymInt: a plain count unless it was made symbolic.
+    const bool symbolic = read_at<bool>(storage, L.si_size_heap);
+    const auto bytes = read_at<int64_t>(storage, L.si_size_bytes);
+    const auto* data = read_at<const void*>(storage, L.si_data);
+    char preview[96];
+    if (symbolic || bytes < 0) std::snprintf(preview, sizeof preview, "%s, symbolic size", device);
+    else std::snprintf(preview, sizeof preview, "%s, %lld bytes%s", device, static_cast<long long>(bytes),
+                       data == nullptr ? ", not allocated" : "");
+    api->native_details(sink, node, counts.strong, preview);
+    report_preserved(api, sink, node, counts);
+    if (data == nullptr || symbolic || bytes <= 0) return;
+    const std::string type = std::string("tensor data (") + device + ")";
+    refscope_node bytes_node = api->native_node(sink, type.c_str(), 0, data, static_cast<uint64_t>(bytes));
+    api->native_edge(sink, node, bytes_node, "data_ptr_", 0);
+}
+
+refscope_node describe_impl(const refscope_describe_api* api, refscope_describe_sink* sink, const char* impl,
+                            int depth);
+
+// What a TensorImpl's autograd metadata holds: its .grad, and a view's base
+// (in one or two ViewInfos: backward and, when they differ, forward).
+void describe_autograd(const refscope_describe_api* api, refscope_describe_sink* sink, refscope_node node,
+                       const char* meta, int depth) {
+    const TorchLayout& L = *g_torch.layout;
+    const char* name = meta != nullptr && g_torch.read_autograd ? torch_rtti_name(meta) : nullptr;
+    if (name == nullptr || depth >= kMaxGradDepth) return;
+    const bool view = std::strcmp(name, "N5torch8autograd22DifferentiableViewMetaE") == 0;
+    if (!view && std::strcmp(name, "N5torch8autograd12AutogradMetaE") != 0) return;
+    auto link = [&](const char* target, const char* label) {
+        refscope_node to = describe_impl(api, sink, target, depth + 1);
+        if (to != REFSCOPE_NO_NODE) api->native_edge(sink, node, to, label, 0);
+    };
+    link(read_at<const char*>(meta, L.am_grad), "autograd_meta_->grad_");
+    if (!view) return;
+    if (read_at<bool>(meta, L.am_view_backward + L.view_engaged))
+        link(read_at<const char*>(meta, L.am_view_backward + L.view_base), "autograd_meta_->backward_info_->base_");
+    if (read_at<bool>(meta, L.am_view_forward + L.view_engaged))
+        link(read_at<const char*>(meta, L.am_view_forward + L.view_base), "autograd_meta_->forward_info_->base_");
+}
+
+// The node of a TensorImpl, with its out-edges when this walk has not
+// reported them yet; REFSCOPE_NO_NODE for what is not a live TensorImpl.
+refscope_node describe_impl(const refscope_describe_api* api, refscope_describe_sink* sink, const char* impl,
+                            int depth) {
+    const TorchLayout& L = *g_torch.layout;
+    const char* name = impl != nullptr ? torch_rtti_name(impl) : nullptr;
+    if (name == nullptr || std::strcmp(name, "N3c1019UndefinedTensorImplE") == 0) return REFSCOPE_NO_NODE;
+    refscope_node node = api->native_node(sink, name, REFSCOPE_NAME_MANGLED, impl, L.ti_size);
+    if (!g_torch.described.insert(impl).second) return node;
+
+    const Counts counts = read_counts(impl, L.ti_pyobj_slot);
+    api->native_details(sink, node, counts.strong, tensor_preview(impl).c_str());
+    report_preserved(api, sink, node, counts);
+
+    const auto* storage = read_at<const char*>(impl, L.ti_storage);
+    const char* storage_name = storage != nullptr ? torch_rtti_name(storage) : nullptr;
+    if (storage_name != nullptr) {
+        refscope_node s = api->native_node(sink, storage_name, REFSCOPE_NAME_MANGLED, storage, L.si_size);
+        api->native_edge(sink, node, s, "storage_", 0);
+        if (g_torch.described.insert(storage).second) describe_storage(api, sink, storage, s);
+    }
+
+    describe_autograd(api, sink, node, read_at<const char*>(impl, L.ti_autograd_meta), depth);
+    return node;
+}
+
+int describe_tensor(const refscope_describe_api* api, refscope_describe_sink* sink, PyObject* self, void*) {
+    const auto* impl = read_at<const char*>(self, g_torch.tensor_ptr);
+    refscope_node node = describe_impl(api, sink, impl, 0);
+    if (node == REFSCOPE_NO_NODE) return 0;
+    // A borrowed cdata (2.6 and earlier, after resurrection) holds no
+    // reference: the TensorImpl owns the Python object instead.
+    const bool borrowed = g_torch.maybe_owned && read_at<bool>(self, g_torch.tensor_borrowed);
+    api->native_edge(sink, REFSCOPE_SELF, node, "cdata", borrowed ? REFSCOPE_EDGE_NOT_OWNED : 0);
+    return 0;
+}
+
+int describe_storage_object(const refscope_describe_api* api, refscope_describe_sink* sink, PyObject* self,
+                            void*) {
+    const auto* storage = read_at<const char*>(self, g_torch.storage_ptr);
+    const char* name = storage != nullptr ? torch_rtti_name(storage) : nullptr;
+    if (name == nullptr) return 0;
+    refscope_node node = api->native_node(sink, name, REFSCOPE_NAME_MANGLED, storage, g_torch.layout->si_size);
+    if (g_torch.described.insert(storage).second) describe_storage(api, sink, storage, node);
+    const bool borrowed = g_torch.maybe_owned && read_at<bool>(self, sizeof(PyObject));
+    api->native_edge(sink, REFSCOPE_SELF, node, "cdata", borrowed ? REFSCOPE_EDGE_NOT_OWNED : 0);
+    return 0;
+}
+
+// torch.__version__ ("2.6.0+debian", a str subclass) as major and minor.
+bool torch_release(int& major, int& minor) {
+    std::string text;
+    PyObject* torch = loaded_module_dict("torch");
+    if (!append_utf8(text, dict_find_str(torch, "__version__"), 64)) return false;
+    return std::sscanf(text.c_str(), "%d.%d", &major, &minor) == 2;
+}
+
+// A static type of torch._C named `name`, or nullptr.
+PyTypeObject* torch_c_type(PyObject* module, const char* name, const char* tp_name) {
+    PyObject* type = dict_find_str(module, name);
+    if (type == nullptr || !PyType_Check(type)) return nullptr;
+    auto* tp = reinterpret_cast<PyTypeObject*>(type);
+    if ((tp->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0 || std::strcmp(tp->tp_name, tp_name) != 0) return nullptr;
+    return tp;
+}
+
+}  // namespace
+
+void recognise_torch(DescribeSession& session) {
+    g_torch.layout = nullptr;
+    g_torch.described.clear();
+    PyObject* module = loaded_module_dict("torch._C");
+    int major = 0, minor = 0;
+    if (module == nullptr || !torch_release(major, minor)) return;
+    for (const TorchLayout& layout : kTorchLayouts)
+        if (layout.major == major && layout.minor == minor && major != 0) g_torch.layout = &layout;
+    if (g_torch.layout == nullptr) return;
+    const TorchLayout& L = *g_torch.layout;
+    PyTypeObject* tensor = torch_c_type(module, "TensorBase", "torch._C.TensorBase");
+    if (tensor == nullptr) return;
+    // THPVariable: PyObject_HEAD, cdata, then two PyObject* (backward and
+    // post-accumulate-grad hooks). Releases with the two-count refcount keep
+    // cdata as a MaybeOwned<Tensor>, later ones as a Tensor.
+    g_torch.maybe_owned = !L.combined_refcount;
+    const size_t cdata = g_torch.maybe_owned ? L.maybe_owned_size : L.tensor_size;
+    if (static_cast<size_t>(tensor->tp_basicsize) != sizeof(PyObject) + cdata + 2 * sizeof(PyObject*)) {
+        g_torch.layout = nullptr;
+        return;
+    }
+    g_torch.tensor_ptr = sizeof(PyObject) + (g_torch.maybe_owned ? L.maybe_owned_ptr : 0);
+    g_torch.tensor_borrowed = sizeof(PyObject) + L.maybe_owned_borrowed;
+    g_torch.read_autograd = dict_find_str(module, "_GLIBCXX_USE_CXX11_ABI") == Py_True;
+    Describer d;
+    d.library = "torch";
+    d.describe_instance = &describe_tensor;
+    session.add(tensor, d);
+    // THPStorage: PyObject_HEAD, cdata (a MaybeOwned<Storage> and a bool
+    // `is_hermetic` with the two-count refcount, a Storage after).
+    PyTypeObject* storage = torch_c_type(module, "StorageBase", "torch._C.StorageBase");
+    const size_t storage_size = sizeof(PyObject) + (g_torch.maybe_owned ? L.maybe_owned_size + 8 : L.tensor_size);
+    if (storage != nullptr && static_cast<size_t>(storage->tp_basicsize) == storage_size) {
+        g_torch.storage_ptr = sizeof(PyObject) + (g_torch.maybe_owned ? L.maybe_owned_ptr : 0);
+        Describer s;
+        s.library = "torch";
+        s.describe_instance = &describe_storage_object;
+        session.add(storage, s);
+    }
+}
+
+}  // namespace refscope::probe

@@ -1,0 +1,61 @@
+// TorchLayout: where one PyTorch release keeps the fields the probe's PyTorch
+// recogniser reads (recognise_torch.cpp). The values are never written by
+// hand: probe/tools/torch_layout_gen.cpp measures them against the release's
+// own headers at build time and probe/torch_layouts.cmake collects one
+// initializer per release into generated/torch_layouts.inc. All offsets are
+// bytes from the start of the C++ object named by the prefix:
+//   ti_  c10::TensorImpl       si_  c10::StorageImpl
+//   sas_ c10::impl::SizesAndStrides (inside TensorImpl at ti_sizes)
+//   am_  torch::autograd::AutogradMeta (and DifferentiableViewMeta)
+// docs/pytorch-internals.md says what each field means and how PyTorch uses it.
+#pragma once
+
+#include <cstddef>
+
+namespace refscope::probe {
+
+struct TorchScalarType {
+    int index;          // c10::ScalarType, equal to caffe2::TypeMeta's index
+    size_t itemsize;
+    const char* name;   // the C++ enumerator ("Float")
+};
+
+struct TorchDevice {
+    int type;           // c10::DeviceType
+    const char* name;   // as torch.device prints it
+};
+
+struct TorchLayout {
+    int major = 0, minor = 0;
+    // true: intrusive_ptr_target has one 64-bit count whose top bit says
+    // "a PyObject exists" (strong count in the low 32 bits); false: two
+    // 32-bit counts (strong first) and a tagged PyObjectSlot pointer.
+    bool combined_refcount = false;
+    size_t refcount = 0;
+    // THPVariable.cdata is an at::Tensor (tensor_size: one TensorImpl*) or a
+    // c10::MaybeOwned<at::Tensor> (the pointer at maybe_owned_ptr, the
+    // isBorrowed_ flag at maybe_owned_borrowed).
+    size_t tensor_size = 0, maybe_owned_size = 0, maybe_owned_ptr = 0, maybe_owned_borrowed = 0;
+    size_t slot_pyobj = 0;  // PyObject* inside c10::impl::PyObjectSlot
+    size_t ti_storage = 0, ti_autograd_meta = 0, ti_pyobj_slot = 0, ti_sizes = 0, ti_numel = 0, ti_dtype = 0,
+           ti_device = 0, ti_size = 0;
+    size_t sas_rank = 0, sas_storage = 0;
+    int sas_inline = 0;  // ranks up to this keep sizes and strides inline
+    // TensorImpl bit fields: has_symbolic_sizes_strides_, sizes_strides_policy_,
+    // device_policy_ (byte offset and mask).
+    size_t symbolic_byte = 0;
+    unsigned symbolic_mask = 0;
+    size_t policy_byte = 0;
+    unsigned policy_mask = 0;
+    size_t device_policy_byte = 0;
+    unsigned device_policy_mask = 0;
+    size_t si_data = 0, si_device = 0, si_size_bytes = 0, si_size_heap = 0, si_pyobj_slot = 0, si_size = 0;
+    size_t am_grad = 0;
+    // DifferentiableViewMeta: std::optional<ViewInfo> backward_info_ and
+    // forward_info_ (engaged flag at view_engaged), ViewInfo::base_.
+    size_t am_view_backward = 0, am_view_forward = 0, view_engaged = 0, view_base = 0;
+    TorchScalarType scalar_types[64] = {};
+    TorchDevice devices[16] = {};
+};
+
+}  // namespace refscope::probe

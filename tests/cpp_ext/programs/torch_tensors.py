@@ -1,0 +1,40 @@
+"""PyTorch tensors (the probe's PyTorch recogniser): an 80 MB NumPy array
+beside a 40 MB tensor, a storage two views share after their base is gone,
+a gradient kept alive only by its parameter's C++ autograd metadata (PyObject
+preservation), a tensor the autograd graph has saved, and a small model.
+Snapshot path: argv[1]; prints one JSON line."""
+import sys
+
+import numpy as np
+import torch
+from program_common import finish
+
+array = np.ones(10_000_000)                   # 80,000,000 bytes of float64
+tensor = torch.ones(10_000_000)               # 40,000,000 bytes of float32
+
+# 4 MB two views share; their base tensor is gone, its storage is not.
+base = torch.zeros(1000, 1000)
+left, right = base[:500], base[500:]
+storage = base.untyped_storage()
+shared = {"storage": hex(storage._cdata), "data": hex(storage.data_ptr())}
+del base, storage
+
+# A gradient whose every Python reference is gone: the parameter's C++
+# AutogradMeta holds its TensorImpl, which keeps the Python object (and the
+# attribute set on it) alive.
+param = torch.nn.Parameter(torch.zeros(1000))
+grad = torch.full((1000,), 7.0)
+grad.note = "set on the gradient"
+param.grad = grad
+preserved = {"grad": hex(id(grad)), "grad_impl": hex(grad._cdata), "param_impl": hex(param._cdata)}
+del grad
+
+# A tensor the autograd graph saved (x * x saves x twice).
+saved = torch.ones(100, requires_grad=True)
+loss = (saved * saved).sum()
+
+model = torch.nn.Linear(256, 256)
+
+finish(sys.argv[1], torch=torch.__version__, numpy=np.__version__, array=hex(id(array)),
+       tensor=hex(id(tensor)), tensor_impl=hex(tensor._cdata), left=hex(id(left)), right=hex(id(right)),
+       saved_impl=hex(saved._cdata), weight=hex(id(model.weight)), **shared, **preserved)

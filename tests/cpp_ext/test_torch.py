@@ -1,0 +1,171 @@
+"""The probe's PyTorch recogniser (probe/src/recognise_torch.cpp).
+Runs where torch imports (the Debian 13 and testing roots' python3-torch).
+REFSCOPE_TORCH_RELEASES lists the releases the probe was built to read
+("2.6,2.14"); on any other release the recogniser must report nothing."""
+import os
+import shutil
+import tempfile
+import unittest
+
+from cpp_ext_support import (EDGE_OWNED, NODE_NATIVE, ROOT_EXTENSION, cli, cli_json, explained, in_edges,
+                             run_program, walk)
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+RELEASES = [r for r in os.environ.get("REFSCOPE_TORCH_RELEASES", "").split(",") if r]
+
+
+def release():
+    return ".".join(torch.__version__.split(".")[:2])
+
+
+def recognised():
+    return torch is not None and release() in RELEASES
+
+
+def native_in(facts, label):
+    return [e for e in in_edges(facts, "Native") if e[2] == label]
+
+
+def cpp_roots(facts):
+    return [r for r in facts["roots"] if r[0] == ROOT_EXTENSION and r[1].startswith("held by C/C++ code")]
+
+
+@unittest.skipIf(torch is None, "torch does not import here")
+class Unrecognised(unittest.TestCase):
+    @unittest.skipIf(recognised(), "this torch release is recognised")
+    def test_an_unknown_release_reports_nothing(self):
+        global TENSOR
+        TENSOR = torch.ones(10)
+        try:
+            _report, (tensor, impl) = walk(id(TENSOR), TENSOR._cdata)
+            self.assertIsNone(impl)
+            self.assertEqual(in_edges(tensor, "Native"), [])
+        finally:
+            del TENSOR
+
+
+@unittest.skipUnless(recognised(), "torch does not import here, or its release is not recognised")
+class Tensors(unittest.TestCase):
+    def test_storage_bytes_are_a_native_node(self):
+        global TENSOR
+        TENSOR = torch.zeros(1000, 1000)
+        try:
+            storage = TENSOR.untyped_storage()
+            ids = (id(TENSOR), TENSOR._cdata, storage._cdata, storage.data_ptr())
+            del storage
+            _report, (tensor, impl, storage, data) = walk(*ids)
+            self.assertEqual(impl["type"], "c10::TensorImpl")
+            self.assertTrue(impl["flags"] & NODE_NATIVE)
+            self.assertEqual(impl["preview"], "float32 (1000, 1000) cpu")
+            self.assertIn(("Native", EDGE_OWNED, "cdata"), in_edges(impl))
+            self.assertEqual(storage["type"], "c10::StorageImpl")
+            self.assertEqual(storage["preview"], "cpu, 4000000 bytes")
+            self.assertIn(("Native", EDGE_OWNED, "storage_"), in_edges(storage))
+            self.assertEqual(data["type"], "tensor data (cpu)")
+            self.assertEqual(data["size"], 4_000_000)
+            self.assertEqual(in_edges(data), [("Native", EDGE_OWNED, "data_ptr_")])
+            self.assertEqual(tensor["refcount"], explained(tensor), tensor)
+        finally:
+            del TENSOR
+
+    def test_views_share_one_storage_and_hold_their_base(self):
+        global LEFT, RIGHT
+        base = torch.arange(1000.0)
+        LEFT, RIGHT = base[:500], base[500:].view(5, 100)
+        ids = (base._cdata, base.untyped_storage()._cdata, LEFT._cdata, RIGHT._cdata)
+        del base
+        try:
+            _report, (base, storage, left, right) = walk(*ids)
+            # one StorageImpl, held by three TensorImpls and nothing else
+            self.assertEqual(len(native_in(storage, "storage_")), 3)
+            self.assertEqual(storage["refcount"], storage["owned_in"], storage)
+            self.assertEqual(cpp_roots(storage), [])
+            # the views' autograd metadata holds the base: its count is explained
+            self.assertEqual(len(native_in(base, "autograd_meta_->backward_info_->base_")), 2, base)
+            self.assertEqual(cpp_roots(base), [], base)
+            self.assertEqual(right["preview"], "float32 (5, 100) cpu")
+        finally:
+            del LEFT, RIGHT
+
+    def test_a_gradient_held_only_from_cpp_is_held_by_its_tensorimpl(self):
+        """PyObject preservation: the Python object of a .grad whose Python
+        references are all gone lives on, owned by its C++ TensorImpl."""
+        global PARAM
+        PARAM = torch.nn.Parameter(torch.zeros(10))
+        grad = torch.full((10,), 7.0)
+        grad.note = "kept with the object"
+        PARAM.grad = grad
+        ids = (id(grad), grad._cdata, id(grad.__dict__))
+        del grad
+        try:
+            _report, (grad, impl, attributes) = walk(*ids)
+            self.assertEqual(native_in(grad, "pyobj_slot_ (preserved)"), [("Native", EDGE_OWNED,
+                                                                           "pyobj_slot_ (preserved)")])
+            self.assertEqual(grad["refcount"], explained(grad), grad)
+            self.assertEqual(grad["roots"], [])
+            self.assertIn(("Native", EDGE_OWNED, "autograd_meta_->grad_"), in_edges(impl))
+            self.assertEqual(cpp_roots(impl), [], impl)
+            self.assertIsNotNone(attributes, "the preserved tensor's __dict__ is in the snapshot")
+        finally:
+            del PARAM
+
+    def test_a_tensor_the_autograd_graph_saved_is_held_from_cpp(self):
+        global SAVED, LOSS
+        SAVED = torch.ones(5, requires_grad=True)
+        LOSS = (SAVED * SAVED).sum()
+        try:
+            _report, (tensor, impl) = walk(id(SAVED), SAVED._cdata)
+            self.assertEqual(tensor["refcount"], explained(tensor), tensor)
+            roots = cpp_roots(impl)
+            self.assertEqual(len(roots), 1, impl)
+            self.assertIn("(described by torch)", roots[0][1])
+            self.assertGreaterEqual(impl["refcount"], 3)  # the Python object and two saved copies
+        finally:
+            del SAVED, LOSS
+
+
+@unittest.skipUnless(recognised() and cli(), "torch release not recognised here, or REFSCOPE_CLI not set")
+class TensorsCli(unittest.TestCase):
+    """programs/torch_tensors.py, checked through refscope-cli."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.workdir = tempfile.mkdtemp(prefix="refscope-torch-")
+        cls.info = run_program("torch_tensors.py", cls.workdir)
+        cls.summary = cli_json("summary", cls.info["snapshot"], "--by", "type", "--top", "100000")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.workdir, True)
+
+    def group(self, name):
+        found = [g for g in self.summary["groups"] if g["name"] == name]
+        self.assertEqual(len(found), 1, [g["name"] for g in self.summary["groups"]][:40])
+        return found[0]
+
+    def test_the_array_and_the_tensor_show_at_their_real_size(self):
+        self.assertGreaterEqual(self.group("ndarray data")["bytes"], 80_000_000)
+        data = self.group("tensor data (cpu)")
+        # 40 MB + 4 MB shared by two views (once) + small ones: not 4 MB per view
+        self.assertGreaterEqual(data["bytes"], 44_000_000)
+        self.assertLess(data["bytes"], 46_000_000)
+        self.assertGreaterEqual(self.summary["bytes"], 124_000_000)
+        rows = {row["node"]["address"]: row
+                for row in cli_json("retained", self.info["snapshot"], "--top", "0")["top"]}
+        self.assertGreaterEqual(rows[self.info["tensor"]]["retained_bytes"], 40_000_000)
+
+    def test_the_path_to_a_preserved_gradient_runs_through_its_parameter(self):
+        path = cli_json("path", self.info["snapshot"], "--to", self.info["grad"])
+        self.assertTrue(path["found"], path.get("explanation"))
+        edges = [h["edge"] for h in path["hops"]]
+        self.assertEqual(edges[-3:], ["<native: cdata>", "<native: autograd_meta_->grad_>",
+                                      "<native: pyobj_slot_ (preserved)>"], edges)
+        self.assertEqual(path["hops"][-2]["node"]["address"], self.info["grad_impl"])
+
+
+if __name__ == "__main__":
+    unittest.main()
