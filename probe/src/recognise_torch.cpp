@@ -22,6 +22,7 @@
 // RTTI names (read from the vtable, no call), so a TensorImpl subclass, an
 // undefined tensor or a stranger is never mistaken for what it is not.
 // docs/pytorch-internals.md has the facts behind every read.
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -108,19 +109,22 @@ const char* device_name(int8_t type) {
     return "other device";
 }
 
-// Python's spelling of a dtype where it differs from the C++ enumerator.
-const char* dtype_name(uint16_t index) {
+// Python's spelling of a dtype: the C++ enumerator lower-cased ("QUInt8" is
+// torch.quint8, "Float8_e4m3fn" torch.float8_e4m3fn), except where Python
+// names it by width.
+std::string dtype_name(uint16_t index) {
     static constexpr struct { const char* cpp; const char* python; } kNames[] = {
-        {"Byte", "uint8"},       {"Char", "int8"},          {"Short", "int16"},         {"Int", "int32"},
-        {"Long", "int64"},       {"Half", "float16"},       {"Float", "float32"},       {"Double", "float64"},
-        {"Bool", "bool"},        {"BFloat16", "bfloat16"},  {"ComplexFloat", "complex64"},
-        {"ComplexDouble", "complex128"}, {"ComplexHalf", "complex32"},
+        {"Byte", "uint8"},   {"Char", "int8"},     {"Short", "int16"},      {"Int", "int32"},
+        {"Long", "int64"},   {"Half", "float16"},  {"Float", "float32"},    {"Double", "float64"},
+        {"ComplexHalf", "complex32"},  {"ComplexFloat", "complex64"},      {"ComplexDouble", "complex128"},
     };
     for (const TorchScalarType& t : g_torch.layout->scalar_types) {
         if (t.name == nullptr || t.index != index) continue;
         for (const auto& n : kNames)
             if (std::strcmp(n.cpp, t.name) == 0) return n.python;
-        return t.name;
+        std::string lower = t.name;
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return lower;
     }
     return "?";
 }

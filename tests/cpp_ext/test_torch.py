@@ -72,6 +72,30 @@ class Tensors(unittest.TestCase):
         finally:
             del TENSOR
 
+    def test_previews_and_unusual_tensors(self):
+        global TENSORS
+        TENSORS = {
+            "bfloat16 (4,) cpu": torch.zeros(4, dtype=torch.bfloat16),
+            "bool (2,) cpu": torch.zeros(2, dtype=torch.bool),
+            "int64 () cpu": torch.tensor(5),
+            # more than five dimensions: sizes on the heap
+            "float64 (2, 1, 2, 1, 2, 1, 2) cpu": torch.zeros(2, 1, 2, 1, 2, 1, 2, dtype=torch.float64),
+            "float32 (10,) meta": torch.empty(10, device="meta"),
+            # custom sizes policy: no sizes shown
+            "float32 cpu": torch.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2)),
+        }
+        try:
+            ids = [t._cdata for t in TENSORS.values()]
+            _report, facts = walk(*ids)
+            for (preview, tensor), impl in zip(TENSORS.items(), facts):
+                self.assertEqual(impl["preview"], preview, tensor)
+            self.assertEqual(facts[-1]["type"], "at::SparseTensorImpl")
+            storage = TENSORS["float32 (10,) meta"].untyped_storage()._cdata
+            _report, (storage,) = walk(storage)
+            self.assertEqual(storage["preview"], "meta, 40 bytes, not allocated")
+        finally:
+            del TENSORS
+
     def test_views_share_one_storage_and_hold_their_base(self):
         global LEFT, RIGHT
         base = torch.arange(1000.0)
