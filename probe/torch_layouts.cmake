@@ -10,9 +10,10 @@
 #   libtorch-dev packages unpacked under REFSCOPE_THIRD_PARTY_DIR
 #   (packaging/fetch-third-party.sh).
 # A measured layout is kept in ${CMAKE_CURRENT_BINARY_DIR}/torch-layouts/,
-# named after the header set and the generator's own hash, so reconfiguring
-# measures again only when either changes.
+# named after the header set's path, its TensorImpl.h, the compiler and the
+# generator, so reconfiguring measures again only when one of them changes.
 set(REFSCOPE_TORCH_INCLUDE_DIRS "" CACHE STRING "Extra libtorch include directories to measure")
+set(_torch_verified 2.6 2.14)
 
 set(_torch_dirs ${REFSCOPE_TORCH_INCLUDE_DIRS})
 if(EXISTS /usr/include/c10/core/TensorImpl.h)
@@ -31,7 +32,9 @@ foreach(_dir IN LISTS _torch_dirs)
         message(STATUS "refscope probe: ${_dir} has no c10/core/TensorImpl.h; no PyTorch layout from it")
         continue()
     endif()
-    string(MD5 _key "${_dir} ${_generator_hash}")
+    file(MD5 "${_dir}/c10/core/TensorImpl.h" _header_hash)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_dir}/c10/core/TensorImpl.h")
+    string(MD5 _key "${_dir} ${_header_hash} ${_generator_hash} ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}")
     set(_measured ${CMAKE_CURRENT_BINARY_DIR}/torch-layouts/${_key}.inc)
     if(NOT EXISTS ${_measured})
         # Private members are read with -fno-access-control; nothing links
@@ -57,6 +60,11 @@ foreach(_dir IN LISTS _torch_dirs)
     string(REGEX MATCH "\\.major = ([0-9]+), \\.minor = ([0-9]+)" _ "${_layout}")
     set(_release "${CMAKE_MATCH_1}.${CMAKE_MATCH_2}")
     if(_release IN_LIST _torch_releases)
+        continue()
+    endif()
+    if(NOT _release IN_LIST _torch_verified AND NOT _dir IN_LIST REFSCOPE_TORCH_INCLUDE_DIRS)
+        message(STATUS "refscope probe: PyTorch ${_release} in ${_dir} is not a verified release "
+                       "(${_torch_verified}); not recognised (give it as REFSCOPE_TORCH_INCLUDE_DIRS to try it)")
         continue()
     endif()
     list(APPEND _torch_releases ${_release})

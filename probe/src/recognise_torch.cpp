@@ -22,13 +22,17 @@
 // RTTI names (read from the vtable, no call), so a TensorImpl subclass, an
 // undefined tensor or a stranger is never mistaken for what it is not.
 // docs/pytorch-internals.md has the facts behind every read.
+#include <dlfcn.h>
+
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <typeinfo>
+#include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "describe_session.h"
 #include "python_text.h"
@@ -42,8 +46,10 @@ constexpr TorchLayout kTorchLayouts[] = {
     TorchLayout{},  // end of the list
 };
 
-constexpr int kMaxGradDepth = 8;  // a .grad of a view's base's .grad ... (bounded)
 constexpr size_t kMaxRank = 64;
+// C++ objects one call may reach through .grad and view bases (the walk's
+// own per-call report bound is far larger than what these produce).
+constexpr size_t kMaxImplsPerCall = 4096;
 
 struct TorchState {
     const TorchLayout* layout = nullptr;
@@ -51,8 +57,16 @@ struct TorchState {
     size_t tensor_ptr = 0, tensor_borrowed = 0, storage_ptr = 0;
     bool read_autograd = false;  // AutogradMeta's layout assumes the C++11 std::string
     // C++ objects whose out-edges this walk has reported (by whichever call
-    // reported them first): the walker keeps only that call's edges.
+    // reported them first): the walker keeps only that call's edges. What a
+    // call added is undone if the call fails (its reports are discarded).
     std::unordered_set<const void*> described;
+    std::vector<const void*> described_by_call;
+    // This call's node handles by address: a node reported twice in one call
+    // would be two report entries, and facts given to the second are lost.
+    std::unordered_map<const void*, refscope_node> handles;
+    // vtable -> RTTI name (nullptr: not PyTorch's, or not inside a loaded
+    // library), so each vtable is checked once.
+    std::unordered_map<const void*, const char*> names;
 };
 TorchState g_torch;
 
@@ -63,17 +77,46 @@ T read_at(const void* base, size_t offset) {
     return value;
 }
 
+// Whether `address` lies in a loaded shared object (dladdr only looks the
+// address up in the loader's tables; it reads nothing there).
+bool in_loaded_library(const void* address) {
+    Dl_info info;
+    return address != nullptr && dladdr(address, &info) != 0 && info.dli_fname != nullptr;
+}
+
 // The RTTI name of a polymorphic C++ object ("N3c1010TensorImplE"), read from
-// its vtable; nullptr unless it is one of PyTorch's namespaces.
+// its vtable; nullptr unless it is one of PyTorch's namespaces. Objects
+// reached through other C++ objects may be replaced by threads that run
+// without the GIL (the autograd engine accumulating a .grad), so the vtable,
+// its type_info and the name must all lie in a loaded library before they
+// are read: a freed object's first word is an allocator pointer into the
+// heap, never a vtable.
 const char* torch_rtti_name(const void* object) {
     auto* const* vtable = read_at<void* const*>(object, 0);
-    if (vtable == nullptr) return nullptr;
-    auto* info = static_cast<const std::type_info*>(vtable[-1]);
-    if (info == nullptr) return nullptr;
-    const char* name = info->name();
-    for (const char* prefix : {"N3c10", "N2at", "N5torch"})
-        if (std::strncmp(name, prefix, std::strlen(prefix)) == 0) return name;
-    return nullptr;
+    auto cached = g_torch.names.find(vtable);
+    if (cached != g_torch.names.end()) return cached->second;
+    const char* result = nullptr;
+    if (in_loaded_library(vtable) && in_loaded_library(vtable - 1)) {
+        auto* info = static_cast<const std::type_info*>(vtable[-1]);
+        if (in_loaded_library(info)) {
+            const char* name = read_at<const char*>(info, sizeof(void*));  // type_info::__name
+            if (in_loaded_library(name)) {
+                if (*name == '*') ++name;  // a local type's name (type_info::name() skips it)
+                for (const char* prefix : {"N3c10", "N2at", "N5torch"})
+                    if (std::strncmp(name, prefix, std::strlen(prefix)) == 0) result = name;
+            }
+        }
+    }
+    if (g_torch.names.size() >= 4096) g_torch.names.clear();  // bounded, whatever it meets
+    g_torch.names.emplace(vtable, result);
+    return result;
+}
+
+// Marks `object` described by this call; false if it already was.
+bool mark_described(const void* object) {
+    if (!g_torch.described.insert(object).second) return false;
+    g_torch.described_by_call.push_back(object);
+    return true;
 }
 
 struct Counts {
@@ -131,14 +174,18 @@ std::string dtype_name(uint16_t index) {
 
 // "float32 (1000, 1000) cpu": sizes only when the TensorImpl keeps plain ones
 // (not symbolic, no custom sizes policy), the device unless Python overrides it.
-std::string tensor_preview(const char* impl) {
+// Sizes kept on the heap (more than five dimensions) are read only for a
+// tensor whose Python object is being described (`own`): another thread may
+// resize a TensorImpl reached through C++ and free that array.
+std::string tensor_preview(const char* impl, bool own) {
     const TorchLayout& L = *g_torch.layout;
     std::string out = dtype_name(read_at<uint16_t>(impl, L.ti_dtype));
     const bool symbolic = (read_at<uint8_t>(impl, L.symbolic_byte) & L.symbolic_mask) != 0;
     const bool custom_sizes = (read_at<uint8_t>(impl, L.policy_byte) & L.policy_mask) != 0;
     const auto rank = read_at<size_t>(impl, L.ti_sizes + L.sas_rank);
-    if (!symbolic && !custom_sizes && rank <= kMaxRank) {
-        const char* sizes = rank <= static_cast<size_t>(L.sas_inline)
+    const bool inline_sizes = rank <= static_cast<size_t>(L.sas_inline);
+    if (!symbolic && !custom_sizes && rank <= kMaxRank && (inline_sizes || own)) {
+        const char* sizes = inline_sizes
                                 ? impl + L.ti_sizes + L.sas_storage
                                 : read_at<const char*>(impl, L.ti_sizes + L.sas_storage);
         out += " (";
@@ -165,6 +212,10 @@ void report_preserved(const refscope_describe_api* api, refscope_describe_sink* 
 }
 
 // The StorageImpl's facts and out-edges: its bytes as a node of their own.
+// Memory PyTorch allocated itself has the data pointer as its DataPtr
+// context; other memory (torch.from_numpy, frombuffer, a mapped file) has a
+// context of its own and belongs to someone else: the NumPy array that owns
+// it already counts its bytes, so here it is a node of size 0, "borrowed".
 void describe_storage(const refscope_describe_api* api, refscope_describe_sink* sink, const char* storage,
                       refscope_node node) {
     const TorchLayout& L = *g_torch.layout;
@@ -174,33 +225,55 @@ void describe_storage(const refscope_describe_api* api, refscope_describe_sink* 
     const bool symbolic = read_at<bool>(storage, L.si_size_heap);
     const auto bytes = read_at<int64_t>(storage, L.si_size_bytes);
     const auto* data = read_at<const void*>(storage, L.si_data);
-    char preview[96];
+    const auto* context = read_at<const void*>(storage, L.si_context);
+    const bool borrowed = data != nullptr && context != data;
+    char preview[128];
     if (symbolic || bytes < 0) std::snprintf(preview, sizeof preview, "%s, symbolic size", device);
     else std::snprintf(preview, sizeof preview, "%s, %lld bytes%s", device, static_cast<long long>(bytes),
-                       data == nullptr ? ", not allocated" : "");
+                       data == nullptr ? ", not allocated"
+                                       : borrowed ? ", borrowed (allocated outside PyTorch)" : "");
     api->native_details(sink, node, counts.strong, preview);
     report_preserved(api, sink, node, counts);
     if (data == nullptr || symbolic || bytes <= 0) return;
-    const std::string type = std::string("tensor data (") + device + ")";
-    refscope_node bytes_node = api->native_node(sink, type.c_str(), 0, data, static_cast<uint64_t>(bytes));
+    const std::string type = std::string("tensor data (") + device + (borrowed ? ", borrowed)" : ")");
+    refscope_node bytes_node =
+        api->native_node(sink, type.c_str(), 0, data, borrowed ? 0 : static_cast<uint64_t>(bytes));
     api->native_edge(sink, node, bytes_node, "data_ptr_", 0);
 }
 
-refscope_node describe_impl(const refscope_describe_api* api, refscope_describe_sink* sink, const char* impl,
-                            int depth);
+// The node of a C++ object for this call: reported once per call, the same
+// handle after that.
+refscope_node node_for(const refscope_describe_api* api, refscope_describe_sink* sink, const char* name,
+                       const void* object, uint64_t size) {
+    auto known = g_torch.handles.find(object);
+    if (known != g_torch.handles.end()) return known->second;
+    refscope_node node = api->native_node(sink, name, REFSCOPE_NAME_MANGLED, object, size);
+    g_torch.handles.emplace(object, node);
+    return node;
+}
+
+// The node of a live TensorImpl, or REFSCOPE_NO_NODE.
+refscope_node impl_node(const refscope_describe_api* api, refscope_describe_sink* sink, const char* impl) {
+    const char* name = impl != nullptr ? torch_rtti_name(impl) : nullptr;
+    if (name == nullptr || std::strcmp(name, "N3c1019UndefinedTensorImplE") == 0) return REFSCOPE_NO_NODE;
+    return node_for(api, sink, name, impl, g_torch.layout->ti_size);
+}
 
 // What a TensorImpl's autograd metadata holds: its .grad, and a view's base
 // (in one or two ViewInfos: backward and, when they differ, forward).
+// Appends the TensorImpls not described yet to `pending`.
 void describe_autograd(const refscope_describe_api* api, refscope_describe_sink* sink, refscope_node node,
-                       const char* meta, int depth) {
+                       const char* meta, std::vector<const char*>& pending) {
     const TorchLayout& L = *g_torch.layout;
     const char* name = meta != nullptr && g_torch.read_autograd ? torch_rtti_name(meta) : nullptr;
-    if (name == nullptr || depth >= kMaxGradDepth) return;
+    if (name == nullptr) return;
     const bool view = std::strcmp(name, "N5torch8autograd22DifferentiableViewMetaE") == 0;
     if (!view && std::strcmp(name, "N5torch8autograd12AutogradMetaE") != 0) return;
     auto link = [&](const char* target, const char* label) {
-        refscope_node to = describe_impl(api, sink, target, depth + 1);
-        if (to != REFSCOPE_NO_NODE) api->native_edge(sink, node, to, label, 0);
+        refscope_node to = impl_node(api, sink, target);
+        if (to == REFSCOPE_NO_NODE) return;
+        api->native_edge(sink, node, to, label, 0);
+        if (!g_torch.described.contains(target)) pending.push_back(target);
     };
     link(read_at<const char*>(meta, L.am_grad), "autograd_meta_->grad_");
     if (!view) return;
@@ -210,53 +283,75 @@ void describe_autograd(const refscope_describe_api* api, refscope_describe_sink*
         link(read_at<const char*>(meta, L.am_view_forward + L.view_base), "autograd_meta_->forward_info_->base_");
 }
 
-// The node of a TensorImpl, with its out-edges when this walk has not
-// reported them yet; REFSCOPE_NO_NODE for what is not a live TensorImpl.
-refscope_node describe_impl(const refscope_describe_api* api, refscope_describe_sink* sink, const char* impl,
-                            int depth) {
+// Reports the out-edges of `first` and of every TensorImpl it reaches
+// through .grad and view bases that this walk has not described yet (a
+// worklist, not recursion: chains have no depth limit, only the per-call
+// bound). `first` belongs to the Python object being described.
+void describe_impls(const refscope_describe_api* api, refscope_describe_sink* sink, const char* first) {
     const TorchLayout& L = *g_torch.layout;
-    const char* name = impl != nullptr ? torch_rtti_name(impl) : nullptr;
-    if (name == nullptr || std::strcmp(name, "N3c1019UndefinedTensorImplE") == 0) return REFSCOPE_NO_NODE;
-    refscope_node node = api->native_node(sink, name, REFSCOPE_NAME_MANGLED, impl, L.ti_size);
-    if (!g_torch.described.insert(impl).second) return node;
+    std::vector<const char*> pending{first};
+    for (size_t done = 0; !pending.empty() && done < kMaxImplsPerCall; ++done) {
+        const char* impl = pending.back();
+        pending.pop_back();
+        refscope_node node = impl_node(api, sink, impl);
+        if (node == REFSCOPE_NO_NODE || !mark_described(impl)) continue;
+        const Counts counts = read_counts(impl, L.ti_pyobj_slot);
+        api->native_details(sink, node, counts.strong, tensor_preview(impl, impl == first).c_str());
+        report_preserved(api, sink, node, counts);
 
-    const Counts counts = read_counts(impl, L.ti_pyobj_slot);
-    api->native_details(sink, node, counts.strong, tensor_preview(impl).c_str());
-    report_preserved(api, sink, node, counts);
-
-    const auto* storage = read_at<const char*>(impl, L.ti_storage);
-    const char* storage_name = storage != nullptr ? torch_rtti_name(storage) : nullptr;
-    if (storage_name != nullptr) {
-        refscope_node s = api->native_node(sink, storage_name, REFSCOPE_NAME_MANGLED, storage, L.si_size);
-        api->native_edge(sink, node, s, "storage_", 0);
-        if (g_torch.described.insert(storage).second) describe_storage(api, sink, storage, s);
+        const auto* storage = read_at<const char*>(impl, L.ti_storage);
+        const char* storage_name = storage != nullptr ? torch_rtti_name(storage) : nullptr;
+        if (storage_name != nullptr) {
+            refscope_node s = node_for(api, sink, storage_name, storage, L.si_size);
+            if (s != REFSCOPE_NO_NODE) {
+                api->native_edge(sink, node, s, "storage_", 0);
+                if (mark_described(storage)) describe_storage(api, sink, storage, s);
+            }
+        }
+        describe_autograd(api, sink, node, read_at<const char*>(impl, L.ti_autograd_meta), pending);
     }
+}
 
-    describe_autograd(api, sink, node, read_at<const char*>(impl, L.ti_autograd_meta), depth);
-    return node;
+// Runs one describe call; on failure (a C++ exception: memory) forgets what
+// it marked described, since the walker discards its reports.
+template <typename Body>
+int guarded(Body body) {
+    g_torch.described_by_call.clear();
+    g_torch.handles.clear();
+    try {
+        body();
+        return 0;
+    } catch (...) {
+        for (const void* object : g_torch.described_by_call) g_torch.described.erase(object);
+        return -1;
+    }
 }
 
 int describe_tensor(const refscope_describe_api* api, refscope_describe_sink* sink, PyObject* self, void*) {
-    const auto* impl = read_at<const char*>(self, g_torch.tensor_ptr);
-    refscope_node node = describe_impl(api, sink, impl, 0);
-    if (node == REFSCOPE_NO_NODE) return 0;
-    // A borrowed cdata (2.6 and earlier, after resurrection) holds no
-    // reference: the TensorImpl owns the Python object instead.
-    const bool borrowed = g_torch.maybe_owned && read_at<bool>(self, g_torch.tensor_borrowed);
-    api->native_edge(sink, REFSCOPE_SELF, node, "cdata", borrowed ? REFSCOPE_EDGE_NOT_OWNED : 0);
-    return 0;
+    return guarded([&] {
+        const auto* impl = read_at<const char*>(self, g_torch.tensor_ptr);
+        refscope_node node = impl_node(api, sink, impl);
+        if (node == REFSCOPE_NO_NODE) return;
+        describe_impls(api, sink, impl);
+        // A borrowed cdata (2.6 and earlier, after resurrection) holds no
+        // reference: the TensorImpl owns the Python object instead.
+        const bool borrowed = g_torch.maybe_owned && read_at<bool>(self, g_torch.tensor_borrowed);
+        api->native_edge(sink, REFSCOPE_SELF, node, "cdata", borrowed ? REFSCOPE_EDGE_NOT_OWNED : 0);
+    });
 }
 
 int describe_storage_object(const refscope_describe_api* api, refscope_describe_sink* sink, PyObject* self,
                             void*) {
-    const auto* storage = read_at<const char*>(self, g_torch.storage_ptr);
-    const char* name = storage != nullptr ? torch_rtti_name(storage) : nullptr;
-    if (name == nullptr) return 0;
-    refscope_node node = api->native_node(sink, name, REFSCOPE_NAME_MANGLED, storage, g_torch.layout->si_size);
-    if (g_torch.described.insert(storage).second) describe_storage(api, sink, storage, node);
-    const bool borrowed = g_torch.maybe_owned && read_at<bool>(self, sizeof(PyObject));
-    api->native_edge(sink, REFSCOPE_SELF, node, "cdata", borrowed ? REFSCOPE_EDGE_NOT_OWNED : 0);
-    return 0;
+    return guarded([&] {
+        const auto* storage = read_at<const char*>(self, g_torch.storage_ptr);
+        const char* name = storage != nullptr ? torch_rtti_name(storage) : nullptr;
+        if (name == nullptr) return;
+        refscope_node node = node_for(api, sink, name, storage, g_torch.layout->si_size);
+        if (node == REFSCOPE_NO_NODE) return;
+        if (mark_described(storage)) describe_storage(api, sink, storage, node);
+        const bool borrowed = g_torch.maybe_owned && read_at<bool>(self, sizeof(PyObject));
+        api->native_edge(sink, REFSCOPE_SELF, node, "cdata", borrowed ? REFSCOPE_EDGE_NOT_OWNED : 0);
+    });
 }
 
 // torch.__version__ ("2.6.0+debian", a str subclass) as major and minor.
@@ -301,7 +396,10 @@ void recognise_torch(DescribeSession& session) {
     }
     g_torch.tensor_ptr = sizeof(PyObject) + (g_torch.maybe_owned ? L.maybe_owned_ptr : 0);
     g_torch.tensor_borrowed = sizeof(PyObject) + L.maybe_owned_borrowed;
-    g_torch.read_autograd = dict_find_str(module, "_GLIBCXX_USE_CXX11_ABI") == Py_True;
+    // AutogradMeta's offsets depend on std::string's ABI: read it only when
+    // torch was built with the ABI the layout was measured with.
+    PyObject* abi = dict_find_str(module, "_GLIBCXX_USE_CXX11_ABI");
+    g_torch.read_autograd = abi == (L.cxx11_abi ? Py_True : Py_False);
     Describer d;
     d.library = "torch";
     d.describe_instance = &describe_tensor;

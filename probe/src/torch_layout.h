@@ -27,6 +27,9 @@ struct TorchDevice {
 
 struct TorchLayout {
     int major = 0, minor = 0;
+    // The std::string ABI the layout was measured with (AutogradMeta's
+    // offsets depend on it): compared with torch._C._GLIBCXX_USE_CXX11_ABI.
+    bool cxx11_abi = true;
     // true: intrusive_ptr_target has one 64-bit count whose top bit says
     // "a PyObject exists" (strong count in the low 32 bits); false: two
     // 32-bit counts (strong first) and a tagged PyObjectSlot pointer.
@@ -49,7 +52,9 @@ struct TorchLayout {
     unsigned policy_mask = 0;
     size_t device_policy_byte = 0;
     unsigned device_policy_mask = 0;
-    size_t si_data = 0, si_device = 0, si_size_bytes = 0, si_size_heap = 0, si_pyobj_slot = 0, si_size = 0;
+    // si_data: DataPtr's data pointer; si_context: its context pointer, equal
+    // to the data pointer for memory PyTorch's allocators made.
+    size_t si_data = 0, si_context = 0, si_device = 0, si_size_bytes = 0, si_size_heap = 0, si_pyobj_slot = 0, si_size = 0;
     size_t am_grad = 0;
     // DifferentiableViewMeta: std::optional<ViewInfo> backward_info_ and
     // forward_info_ (engaged flag at view_engaged), ViewInfo::base_.

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -62,6 +63,21 @@ size_t refcount_offset() {
 // buffer and see which bits changed.
 alignas(alignof(c10::TensorImpl)) unsigned char g_buffer[sizeof(c10::TensorImpl)];
 
+// Where a UniqueVoidPtr keeps its context pointer (inside the unique_ptr,
+// whose layout is the standard library's): construct one in a zeroed buffer
+// with a recognisable context and find it. It is never destroyed.
+size_t context_offset() {
+    alignas(c10::detail::UniqueVoidPtr) unsigned char buffer[sizeof(c10::detail::UniqueVoidPtr)] = {};
+    void* const marker = reinterpret_cast<void*>(uintptr_t{0x5a5a5a5a5a5a5a50});
+    new (buffer) c10::detail::UniqueVoidPtr(nullptr, marker, [](void*) {});
+    for (size_t i = 0; i + sizeof(void*) <= sizeof buffer; i += alignof(void*)) {
+        void* word;
+        std::memcpy(&word, buffer + i, sizeof word);
+        if (word == marker) return i;
+    }
+    return SIZE_MAX;
+}
+
 template <class Set>
 void print_bits(const char* name, Set set) {
     std::memset(g_buffer, 0, sizeof g_buffer);
@@ -80,9 +96,9 @@ int main() {
     using c10::StorageImpl;
     using c10::TensorImpl;
     using MaybeTensor = c10::MaybeOwned<at::Tensor>;
-    std::printf("{.major = %d, .minor = %d, .combined_refcount = %s, .refcount = %zu,", TORCH_VERSION_MAJOR,
-                TORCH_VERSION_MINOR, kCombined<c10::intrusive_ptr_target> ? "true" : "false",
-                refcount_offset<c10::intrusive_ptr_target>());
+    std::printf("{.major = %d, .minor = %d, .cxx11_abi = %s, .combined_refcount = %s, .refcount = %zu,",
+                TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, _GLIBCXX_USE_CXX11_ABI ? "true" : "false",
+                kCombined<c10::intrusive_ptr_target> ? "true" : "false", refcount_offset<c10::intrusive_ptr_target>());
     // THPVariable's cdata is a MaybeOwned<Tensor> or a Tensor; the probe
     // tells which from TensorBase's basic size.
     std::printf(" .tensor_size = %zu, .maybe_owned_size = %zu, .maybe_owned_ptr = %zu, .maybe_owned_borrowed = %zu,",
@@ -103,9 +119,10 @@ int main() {
     // StorageImpl: DataPtr { UniqueVoidPtr { void* data_; ... }; Device device_; }.
     const size_t data = offsetof(StorageImpl, data_ptr_) + offsetof(c10::DataPtr, ptr_) +
                         offsetof(c10::detail::UniqueVoidPtr, data_);
-    std::printf(" .si_data = %zu, .si_device = %zu, .si_size_bytes = %zu, .si_size_heap = %zu,"
+    const size_t context = offsetof(StorageImpl, data_ptr_) + offsetof(c10::DataPtr, ptr_) + context_offset();
+    std::printf(" .si_data = %zu, .si_context = %zu, .si_device = %zu, .si_size_bytes = %zu, .si_size_heap = %zu,"
                 " .si_pyobj_slot = %zu, .si_size = %zu,",
-                data, offsetof(StorageImpl, data_ptr_) + offsetof(c10::DataPtr, device_),
+                data, context, offsetof(StorageImpl, data_ptr_) + offsetof(c10::DataPtr, device_),
                 offsetof(StorageImpl, size_bytes_), offsetof(StorageImpl, size_bytes_is_heap_allocated_),
                 offsetof(StorageImpl, pyobj_slot_), sizeof(StorageImpl));
     // A view's autograd metadata holds its base in one or two optional

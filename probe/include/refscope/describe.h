@@ -118,8 +118,10 @@ typedef struct refscope_describe_api {
     refscope_node (*native_node)(refscope_describe_sink *sink, const char *type_name,
                                  uint32_t name_flags, const void *address, uint64_t size);
     /* Optional facts about a native node: its own reference count (-1 if it
-     * has none; C++ counts never enter Python's refcount arithmetic) and a
-     * short preview text ("3 entries", "refct 2"). */
+     * has none) and a short preview text ("3 entries", "refct 2"). C++
+     * counts never enter Python's refcount arithmetic; a count larger than
+     * the owned edges reported into the node makes it a root ("held by C/C++
+     * code: 1 of 3 references"), so report strong references only. */
     void (*native_details)(refscope_describe_sink *sink, refscope_node node, int64_t refcount,
                            const char *preview);
     /* A reference from `from` (REFSCOPE_SELF or a native node) to a Python

@@ -1,5 +1,5 @@
 """PyTorch tensors (the probe's PyTorch recogniser): an 80 MB NumPy array
-beside a 40 MB tensor, a storage two views share after their base is gone,
+(also seen by torch through from_numpy) beside a 40 MB tensor, a storage two views share after their base is gone,
 a gradient kept alive only by its parameter's C++ autograd metadata (PyObject
 preservation), a tensor the autograd graph has saved, and a small model.
 Snapshot path: argv[1]; prints one JSON line."""
@@ -11,6 +11,7 @@ from program_common import finish
 
 array = np.ones(10_000_000)                   # 80,000,000 bytes of float64
 tensor = torch.ones(10_000_000)               # 40,000,000 bytes of float32
+alias = torch.from_numpy(array)               # the array's bytes again: counted once
 
 # 4 MB two views share; their base tensor is gone, its storage is not.
 base = torch.zeros(1000, 1000)
