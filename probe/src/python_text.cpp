@@ -1,6 +1,7 @@
 // UTF-8 extraction and code-free look-ups (see python_text.h).
 #include "python_text.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "compat.h"
@@ -66,6 +67,13 @@ PyObject* dict_find_str(PyObject* dict, const char* name) {
 PyObject* loaded_module_dict(const char* name) {
     PyObject* module = dict_find_str(PyImport_GetModuleDict(), name);
     return module != nullptr && PyModule_Check(module) ? PyModule_GetDict(module) : nullptr;
+}
+
+bool module_version(PyObject* module_dict, int& major, int& minor) {
+    std::string text;
+    PyObject* version = dict_find_str(module_dict, "__version__");
+    if (version == nullptr || !append_utf8(text, version, 64)) return false;
+    return std::sscanf(text.c_str(), "%d.%d", &major, &minor) == 2;
 }
 
 namespace {

@@ -25,6 +25,10 @@ PyObject* dict_find_str(PyObject* dict, const char* name);
 // same way, never imported by us), else nullptr. Borrowed.
 PyObject* loaded_module_dict(const char* name);
 
+// The major and minor numbers of a module dict's `__version__` ("2.6.0+debian",
+// a str or str subclass), read without running code; false if it has none.
+bool module_version(PyObject* module_dict, int& major, int& minor);
+
 // An instance attribute read without running code or materializing a
 // managed dict: inline values, managed dict or tp_dictoffset dict.
 PyObject* instance_attribute(PyObject* obj, const char* name);

@@ -232,23 +232,14 @@ int describe_meminfo(const refscope_describe_api* api, refscope_describe_sink* s
     return 0;
 }
 
-// "0.56.4" -> 56 (minor) when the major is 0; -1 otherwise.
-int numba_minor(PyObject* version) {
-    std::string text;
-    if (version == nullptr || !append_utf8(text, version, 32)) return -1;
-    int major = -1, minor = -1;
-    if (std::sscanf(text.c_str(), "%d.%d", &major, &minor) != 2 || major != 0) return -1;
-    return minor;
-}
-
 }  // namespace
 
 void recognise_numba(DescribeSession& session) {
     PyObject* numba = loaded_module_dict("numba");
     PyObject* nrt = loaded_module_dict("numba.core.runtime._nrt_python");
     if (numba == nullptr || nrt == nullptr) return;
-    const int minor = numba_minor(dict_find_str(numba, "__version__"));
-    if (minor < 49) return;
+    int major = -1, minor = -1;
+    if (!module_version(numba, major, minor) || major != 0 || minor < 49) return;
     PyObject* type = dict_find_str(nrt, "_MemInfo");
     if (type == nullptr || !PyType_Check(type)) return;
     auto* tp = reinterpret_cast<PyTypeObject*>(type);

@@ -354,14 +354,6 @@ int describe_storage_object(const refscope_describe_api* api, refscope_describe_
     });
 }
 
-// torch.__version__ ("2.6.0+debian", a str subclass) as major and minor.
-bool torch_release(int& major, int& minor) {
-    std::string text;
-    PyObject* torch = loaded_module_dict("torch");
-    if (!append_utf8(text, dict_find_str(torch, "__version__"), 64)) return false;
-    return std::sscanf(text.c_str(), "%d.%d", &major, &minor) == 2;
-}
-
 // A static type of torch._C named `name`, or nullptr.
 PyTypeObject* torch_c_type(PyObject* module, const char* name, const char* tp_name) {
     PyObject* type = dict_find_str(module, name);
@@ -378,7 +370,7 @@ void recognise_torch(DescribeSession& session) {
     g_torch.described.clear();
     PyObject* module = loaded_module_dict("torch._C");
     int major = 0, minor = 0;
-    if (module == nullptr || !torch_release(major, minor)) return;
+    if (module == nullptr || !module_version(loaded_module_dict("torch"), major, minor)) return;
     for (const TorchLayout& layout : kTorchLayouts)
         if (layout.major == major && layout.minor == minor && major != 0) g_torch.layout = &layout;
     if (g_torch.layout == nullptr) return;
