@@ -188,7 +188,8 @@ What is leaking? One row per type, ranked, with every kind of evidence
 against its objects in plain words: unexplained surplus, unreachable (and
 the holder keeping them), members of uncollectable cycles, growth since a
 baseline, survivors of the three-snapshot technique, large retained size.
-Rows that are probably the interpreter's own C statics, or only large, are
+Rows that are probably static state held from C (the interpreter's or an
+extension's: interned strings, static types, module globals), or only large, are
 "low" confidence and come last (docs/leak-suspects.md).
 
   --baseline A   an earlier snapshot of the same process: adds growth

@@ -21,7 +21,8 @@
 // if TensorBase's basic size matches it. C++ objects are identified by their
 // RTTI names (read from the vtable, no call), so a TensorImpl subclass, an
 // undefined tensor or a stranger is never mistaken for what it is not.
-// docs/pytorch-internals.md has the facts behind every read.
+// docs/pytorch-internals.md has the facts behind every read. The Python
+// functions the C++ dispatcher holds are recognise_torch_dispatcher.cpp's.
 #include <dlfcn.h>
 
 #include <cctype>
@@ -36,7 +37,7 @@
 
 #include "describe_session.h"
 #include "python_text.h"
-#include "torch_layout.h"
+#include "recognise_torch.h"
 
 namespace refscope::probe {
 namespace {
@@ -70,26 +71,17 @@ struct TorchState {
 };
 TorchState g_torch;
 
-template <typename T>
-T read_at(const void* base, size_t offset) {
-    T value;
-    std::memcpy(&value, static_cast<const char*>(base) + offset, sizeof value);
-    return value;
-}
+}  // namespace
 
-// Whether `address` lies in a loaded shared object (dladdr only looks the
-// address up in the loader's tables; it reads nothing there).
 bool in_loaded_library(const void* address) {
     Dl_info info;
     return address != nullptr && dladdr(address, &info) != 0 && info.dli_fname != nullptr;
 }
 
-// The RTTI name of a polymorphic C++ object ("N3c1010TensorImplE"), read from
-// its vtable; nullptr unless it is one of PyTorch's namespaces. Objects
-// reached through other C++ objects may be replaced by threads that run
-// without the GIL (the autograd engine accumulating a .grad), so the vtable,
-// its type_info and the name must all lie in a loaded library before they
-// are read: a freed object's first word is an allocator pointer into the
+// Objects reached through other C++ objects may be replaced by threads that
+// run without the GIL (the autograd engine accumulating a .grad), so the
+// vtable, its type_info and the name must all lie in a loaded library before
+// they are read: a freed object's first word is an allocator pointer into the
 // heap, never a vtable.
 const char* torch_rtti_name(const void* object) {
     auto* const* vtable = read_at<void* const*>(object, 0);
@@ -111,6 +103,8 @@ const char* torch_rtti_name(const void* object) {
     g_torch.names.emplace(vtable, result);
     return result;
 }
+
+namespace {
 
 // Marks `object` described by this call; false if it already was.
 bool mark_described(const void* object) {
@@ -407,6 +401,7 @@ void recognise_torch(DescribeSession& session) {
         s.describe_instance = &describe_storage_object;
         session.add(storage, s);
     }
+    recognise_torch_dispatcher(session, L, module, g_torch.read_autograd);
 }
 
 }  // namespace refscope::probe

@@ -59,6 +59,20 @@ struct TorchLayout {
     // DifferentiableViewMeta: std::optional<ViewInfo> backward_info_ and
     // forward_info_ (engaged flag at view_engaged), ViewInfo::base_.
     size_t am_view_backward = 0, am_view_forward = 0, view_engaged = 0, view_base = 0;
+    // The dispatcher (c10::Dispatcher, its std::list of operators, each
+    // OperatorEntry's flat_hash_map from DispatchKey to the std::list of
+    // kernels registered for it), read for the Python callables Python
+    // kernels hold. Offsets from: d_ the Dispatcher (d_node_value: an
+    // OperatorEntry in a list node; d_guard_mutex in Dispatcher::Guard);
+    // list_size a std::list; oe_ an OperatorEntry; map_ the hash map; slot_
+    // one of its entries (slot_kernels: the list in it); ak_functor a list
+    // node of AnnotatedKernel (the kernel's OperatorKernel*); kh_ a
+    // PythonKernelHolder; str_ a std::string (C++11 ABI).
+    size_t d_operators = 0, list_size = 0, d_node_value = 0, d_guard = 0, d_guard_mutex = 0;
+    size_t oe_name = 0, oe_overload = 0, oe_kernels = 0, oe_size = 0;
+    size_t map_entries = 0, map_slots = 0, map_lookups = 0, slot_size = 0, slot_distance = 0, slot_kernels = 0;
+    size_t ak_functor = 0, kh_func = 0, kh_interpreter = 0, kh_key = 0;
+    size_t str_data = 0, str_length = 0;
     TorchScalarType scalar_types[64] = {};
     TorchDevice devices[16] = {};
 };

@@ -28,11 +28,15 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <variant>
 #include <vector>
 
+#include <ATen/core/boxing/OperatorKernel.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/SafePyObject.h>
 #include <c10/core/StorageImpl.h>
 #include <c10/core/TensorImpl.h>
 #include <c10/util/MaybeOwned.h>
@@ -90,6 +94,52 @@ void print_bits(const char* name, Set set) {
     std::printf(" .%s_byte = 0, .%s_mask = 0,", name, name);
 }
 
+// The dispatcher's operator list and each operator's registered kernels,
+// down to the Python callable a Python kernel holds
+// (recognise_torch_dispatcher.cpp). libstdc++'s std::list keeps a sentinel
+// node (next, prev, size) inside the list object; c10's flat_hash_map
+// (ska's sherwood_v3_table) keeps an array of entries, each a signed
+// distance (negative: empty) and then the key-value pair. A
+// PythonKernelHolder is defined in a .cpp file (torch/csrc/utils/
+// python_dispatch.cpp) as an OperatorKernel whose first member is a
+// SafePyObject and whose second is the DispatchKey it was registered for;
+// its offsets are measured on a struct of that shape.
+struct KernelHolderShape : c10::OperatorKernel {
+    c10::SafePyObject func;
+    c10::DispatchKey key;
+};
+
+void print_dispatcher() {
+    using c10::Dispatcher;
+    using Def = Dispatcher::OperatorDef;
+    using Entry = c10::impl::OperatorEntry;
+    using Kernels = decltype(Entry::kernels_);
+    using Slot = std::remove_pointer_t<Kernels::EntryPointer>;
+    using Pair = decltype(Slot::value);
+    using Annotated = c10::impl::AnnotatedKernel;
+    std::printf(" .d_operators = %zu, .list_size = %zu, .d_node_value = %zu, .d_guard = %zu, .d_guard_mutex = %zu,",
+                offsetof(Dispatcher, operators_), offsetof(std::list<Def>, _M_impl._M_node._M_size),
+                offsetof(std::_List_node<Def>, _M_storage) + offsetof(Def, op), offsetof(Dispatcher, guard_),
+                offsetof(Dispatcher::Guard, mutex));
+    std::printf(" .oe_name = %zu, .oe_overload = %zu, .oe_kernels = %zu, .oe_size = %zu,",
+                offsetof(Entry, name_) + offsetof(c10::OperatorName, name),
+                offsetof(Entry, name_) + offsetof(c10::OperatorName, overload_name), offsetof(Entry, kernels_),
+                sizeof(Entry));
+    std::printf(" .map_entries = %zu, .map_slots = %zu, .map_lookups = %zu, .slot_size = %zu, .slot_distance = %zu,"
+                " .slot_kernels = %zu,",
+                offsetof(Kernels, entries), offsetof(Kernels, num_slots_minus_one), offsetof(Kernels, max_lookups),
+                sizeof(Slot), offsetof(Slot, distance_from_desired), offsetof(Slot, value) + offsetof(Pair, second));
+    std::printf(" .ak_functor = %zu, .kh_func = %zu, .kh_interpreter = %zu, .kh_key = %zu,",
+                offsetof(std::_List_node<Annotated>, _M_storage) + offsetof(Annotated, kernel) +
+                    offsetof(c10::KernelFunction, boxed_kernel_func_) + offsetof(c10::BoxedKernel, functor_) +
+                    offsetof(c10::intrusive_ptr<c10::OperatorKernel>, target_),
+                offsetof(KernelHolderShape, func) + offsetof(c10::SafePyObject, data_),
+                offsetof(KernelHolderShape, func) + offsetof(c10::SafePyObject, pyinterpreter_),
+                offsetof(KernelHolderShape, key));
+    std::printf(" .str_data = %zu, .str_length = %zu,", offsetof(std::string, _M_dataplus._M_p),
+                offsetof(std::string, _M_string_length));
+}
+
 }  // namespace
 
 int main() {
@@ -134,6 +184,7 @@ int main() {
                 offsetof(torch::autograd::AutogradMeta, grad_), offsetof(View, backward_info_),
                 offsetof(View, forward_info_), offsetof(ViewInfo, _M_payload._M_engaged),
                 offsetof(torch::autograd::ViewInfo, base_));
+    print_dispatcher();
     // Scalar types: TypeMeta's index is the ScalarType for all of them.
     std::printf(" .scalar_types = {");
 #define REFSCOPE_SCALAR(ctype, name) \

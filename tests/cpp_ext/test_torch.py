@@ -34,6 +34,10 @@ def cpp_roots(facts):
     return [r for r in facts["roots"] if r[0] == ROOT_EXTENSION and r[1].startswith("held by C/C++ code")]
 
 
+# The root torch's registration map gets (recognise_torch_dispatcher.cpp).
+REGISTRATION = ("torch python_registrations_[%s][%s] (a static map of libtorch_python, inferred from the "
+                "dispatcher's kernels)")
+
 # The releases Debian packages (13: 2.6, testing: 2.14), which the build
 # fetches headers for: where one of them imports, it must be recognised.
 PACKAGED = ("2.6", "2.14")
@@ -179,6 +183,50 @@ class Tensors(unittest.TestCase):
             del SAVED, LOSS
 
 
+@unittest.skipUnless(recognised(), "torch does not import here, or its release is not recognised")
+class Dispatcher(unittest.TestCase):
+    """Python kernels registered with torch.library are held by C++."""
+
+    def test_a_kernel_registered_for_two_keys_is_fully_explained(self):
+        library = torch.library.Library("refscope_walk", "DEF")
+        try:
+            library.define("twice(Tensor x) -> Tensor")
+
+            def twice_kernel(x):
+                return x * 2
+            library.impl("twice", twice_kernel, "CPU")
+            library.impl("twice", twice_kernel, "Meta")
+            ident = id(twice_kernel)
+            del twice_kernel
+            _report, (kernel,) = walk(ident)
+            self.assertEqual(native_in(kernel, "func_"), [("Native", EDGE_OWNED, "func_")] * 2)
+            labels = sorted(r[1] for r in kernel["roots"] if r[0] == ROOT_EXTENSION)
+            self.assertEqual(labels, [REGISTRATION % ("refscope_walk::twice", "CPU"),
+                                      REGISTRATION % ("refscope_walk::twice", "Meta")])
+            self.assertEqual(kernel["refcount"], explained(kernel), kernel)
+        finally:
+            library._destroy()
+
+    def test_a_kernel_left_behind_by_a_destroyed_library_stays_unexplained(self):
+        """PyTorch keeps a function in python_registrations_ after its Library
+        is destroyed and the kernel deregistered: a leak in PyTorch itself,
+        which the snapshot must not explain away."""
+        library = torch.library.Library("refscope_gone", "DEF")
+        library.define("gone(Tensor x) -> Tensor")
+
+        def gone_kernel(x):
+            return x
+        library.impl("gone", gone_kernel, "CPU")
+        ident = id(gone_kernel)
+        del gone_kernel
+        library._destroy()
+        _report, (kernel,) = walk(ident)
+        self.assertIsNotNone(kernel, "the function is still alive")
+        self.assertEqual(native_in(kernel, "func_"), [])
+        self.assertEqual([r for r in kernel["roots"] if r[0] == ROOT_EXTENSION], [])
+        self.assertEqual(kernel["refcount"] - explained(kernel), 1, kernel)
+
+
 @unittest.skipUnless(recognised() and cli(), "torch release not recognised here, or REFSCOPE_CLI not set")
 class TensorsCli(unittest.TestCase):
     """programs/torch_tensors.py, checked through refscope-cli."""
@@ -212,6 +260,26 @@ class TensorsCli(unittest.TestCase):
         rows = {row["node"]["address"]: row
                 for row in cli_json("retained", self.info["snapshot"], "--top", "0")["top"]}
         self.assertGreaterEqual(rows[self.info["tensor"]]["retained_bytes"], 40_000_000)
+
+    def test_a_python_kernel_and_what_it_captured_are_held_by_the_dispatcher(self):
+        """torch.library: the kernel's one reference from C++'s kernel holder is
+        read; the one from torch's python_registrations_ map is inferred."""
+        snapshot = self.info["snapshot"]
+        path = cli_json("path", snapshot, "--to", self.info["settings"])
+        self.assertTrue(path["found"], path.get("explanation"))
+        self.assertEqual(path["root"]["label"], REGISTRATION % ("refscope_test::scale", "CPU"))
+        self.assertEqual(path["root"]["node"]["address"], self.info["kernel"])
+        kernel = cli_json("referrers", snapshot, self.info["kernel"])
+        self.assertEqual((kernel["refcount"], kernel["unexplained"]), (2, 0), kernel)
+        [holder] = kernel["referrers"]
+        self.assertEqual((holder["edge"], holder["node"]["type"]),
+                         ("<native: func_>", "torch::impl::dispatch::PythonKernelHolder"))
+        [entry] = cli_json("referrers", snapshot, holder["node"]["address"])["referrers"]
+        self.assertEqual((entry["edge"], entry["node"]["type"], entry["node"]["preview"]),
+                         ("<native: kernels_[CPU]>", "c10::impl::OperatorEntry", "refscope_test::scale"))
+        operator = cli_json("referrers", snapshot, entry["node"]["address"])
+        self.assertEqual([(r["edge"], r["node"]["type"]) for r in operator["referrers"]],
+                         [("<native: operators_>", "c10::Dispatcher")])
 
     def test_the_path_to_a_preserved_gradient_runs_through_its_parameter(self):
         path = cli_json("path", self.info["snapshot"], "--to", self.info["grad"])

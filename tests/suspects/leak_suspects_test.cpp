@@ -18,28 +18,17 @@
 #include "refscope/analysis/root_classes.h"
 #include "refscope/analysis/snapshot_diff.h"
 #include "snapshot_builder.h"
+#include "suspects_analysis.h"
 
 namespace refscope::analysis {
 namespace {
 
 using format::EdgeKind;
+using testing::Analysis;
+using testing::contains;
 using testing::SnapshotBuilder;
 
 constexpr uint8_t kInvisible = format::kEdgeOwned;  // owned, not reported by tp_traverse
-
-// Every analysis the suspects read, for one snapshot.
-struct Analysis {
-    explicit Analysis(Snapshot snapshot)
-        : s(std::move(snapshot)), index(s), roots(index), paths(index, roots),
-          dominators(index, roots), cycles(index, roots, paths) {}
-    SuspectInputs inputs() const { return {&index, &roots, &paths, &dominators, &cycles, nullptr, nullptr}; }
-    Snapshot s;
-    GraphIndex index;
-    RootClasses roots;
-    RetentionPaths paths;
-    DominatorTree dominators;
-    Cycles cycles;
-};
 
 struct Scenario {
     uint32_t leaky = 0;            // app.Leaky objects with unexplained surplus 1, each with a __dict__
@@ -112,9 +101,6 @@ size_t rank_of(const LeakSuspects& suspects, std::string_view type) {
     return suspects.groups().size();
 }
 
-bool contains(const std::string& text, std::string_view part) {
-    return text.find(part) != std::string::npos;
-}
 
 TEST(LeakSuspectsScenario, NothingSuspiciousGivesOnlyLowConfidenceNoise) {
     const Analysis a(interpreter_heap({}));
@@ -129,7 +115,7 @@ TEST(LeakSuspectsScenario, NothingSuspiciousGivesOnlyLowConfidenceNoise) {
     EXPECT_EQ(str->surplus_objects, 300u);  // every interned identifier, none of the cache keys
     EXPECT_EQ(str->unreachable_objects, 4u);  // the extension state's keys
     EXPECT_EQ(str->objects, 304u);
-    EXPECT_TRUE(contains(str->reason, "probably the interpreter's own C statics")) << str->reason;
+    EXPECT_TRUE(contains(str->reason, "probably static state held from C, the interpreter's")) << str->reason;
     EXPECT_TRUE(contains(str->reason, "300 objects of type str have 1,050 references nobody"))
         << str->reason;
     // What the extension state dict holds is noise too.
@@ -403,118 +389,6 @@ TEST(LeakSuspects, RefusesMissingInputsAndMismatchedColumns) {
     SuspectInputs with_report = a.inputs();
     with_report.survivors = &short_report;
     EXPECT_THROW(LeakSuspects{with_report}, std::invalid_argument);
-}
-
-TEST(LeakSuspects, InterpreterTypeRetainingALotIsEvidenceNotNoise) {
-    SnapshotBuilder b;
-    const uint32_t held = b.node("dict", 1, "held by C", 1000);
-    for (int i = 0; i < 4; ++i) b.edge(held, b.node("app.Blob", 1, {}, 400'000, format::kNodeGcTracked, "app"));
-    const uint32_t small = b.node("dict", 1, "small", 100);  // noise
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
-    ASSERT_EQ(suspects.groups().size(), 3u);
-    // The holder first (one object, 1.5 MiB retained), then what it holds.
-    const SuspectGroup& dict = suspects.groups()[0];
-    EXPECT_EQ(dict.type, "dict");
-    EXPECT_EQ(dict.confidence, SuspectConfidence::High);
-    EXPECT_EQ(dict.objects, 1u);  // the big one; the small one is a low row of its own
-    EXPECT_EQ(dict.representative, held);
-    EXPECT_FALSE(contains(dict.reason, "C statics")) << dict.reason;
-    const SuspectGroup& blobs = suspects.groups()[1];
-    EXPECT_EQ(blobs.type, "app.Blob");
-    EXPECT_TRUE(blobs.kinds & kSuspectUnreachable);
-    EXPECT_EQ(blobs.unreachable_objects, 4u);
-    EXPECT_EQ(blobs.holder, held);
-    EXPECT_EQ(suspects.groups()[2].type, "dict");
-    EXPECT_EQ(suspects.groups()[2].confidence, SuspectConfidence::Low);
-    EXPECT_EQ(suspects.groups()[2].representative, small);
-    EXPECT_TRUE(contains(suspects.groups()[2].reason, "C statics")) << suspects.groups()[2].reason;
-}
-
-// Unexplained surplus on instances of a standard-library type is CPython's
-// own C code holding them (both static types and heap types made by C
-// modules), so it is listed with low confidence.
-TEST(LeakSuspects, SurplusOnAHeapTypeFromAStdlibModuleIsNoise) {
-    SnapshotBuilder b;
-    const uint32_t type_node = b.node("type", 1, "collections.Widget", 900, format::kNodeTypeObject);
-    b.root(type_node, format::RootKind::Interpreter, "heap type", 0);
-    const uint32_t w = b.node("collections.Widget", 2, {}, 64, format::kNodeGcTracked, "collections");
-    (void)w;
-    b.snapshot().types[b.type("collections.Widget")].type_address = SnapshotBuilder::address_of(type_node);
-    const uint32_t s = b.str("interned", 3);  // builtins str, type object unknown: noise
-    (void)s;
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
-    EXPECT_EQ(suspects.high_confidence_count(), 0u);
-    ASSERT_NE(suspects.find("collections.Widget"), nullptr);
-    EXPECT_EQ(suspects.find("collections.Widget")->confidence, SuspectConfidence::Low);
-    EXPECT_EQ(suspects.find("str")->confidence, SuspectConfidence::Low);
-}
-
-// CPython names some static types of its own with a dot (`Token.MISSING`,
-// whose one instance is a C static); no module `Token` is loaded, so its
-// surplus is the interpreter's. An extension's static type is named after
-// its module, which is loaded: its instance held from C stays a suspect.
-TEST(LeakSuspects, StaticTypesOfNoLoadedModuleAreNoiseAnExtensionsAreNot) {
-    SnapshotBuilder b;
-    constexpr uint8_t kStaticType = format::kNodeTypeObject | format::kNodeStaticType;
-    const auto static_type = [&b](const std::string& name, const std::string& module) {
-        const uint32_t t = b.node("type", 10, name, 400, kStaticType);
-        b.root(t, format::RootKind::Interpreter, "static type " + name, 0);
-        b.type(name, module);
-        b.snapshot().types[b.type(name)].type_address = SnapshotBuilder::address_of(t);
-    };
-    static_type("Token.MISSING", "Token");
-    static_type("_ext.Handle", "_ext");
-    const uint32_t modules = b.node("dict", 1, "sys.modules", 1200);
-    b.root(modules, format::RootKind::Interpreter, "sys.modules");
-    b.dict_item(modules, b.str("_ext", 1), b.node("module", 1, "_ext", 72));
-    b.node("Token.MISSING", 2, {}, 16, 0, "Token");
-    b.node("_ext.Handle", 2, {}, 48, 0, "_ext");
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
-    ASSERT_NE(suspects.find("Token.MISSING"), nullptr);
-    EXPECT_EQ(suspects.find("Token.MISSING")->confidence, SuspectConfidence::Low);
-    ASSERT_NE(suspects.find("_ext.Handle"), nullptr);
-    EXPECT_EQ(suspects.find("_ext.Handle")->confidence, SuspectConfidence::High);
-    EXPECT_EQ(suspects.high_confidence_count(), 1u);
-}
-
-// Every class forms a cycle with its own __dict__ and descriptors, so a class
-// with one reference nobody explains makes that whole cycle "held from
-// outside". CPython's own classes held by interpreter state from C (the _ast
-// node classes, ast.AST...) are noise; a user's class held from C is not.
-TEST(LeakSuspects, ClassCyclesHeldByTheInterpreterAreNoiseAUsersAreNot) {
-    SnapshotBuilder b;
-    const auto add_class = [&b](const std::string& qualified_name) {
-        // refcount 2: the descriptor's __objclass__ plus one unexplained reference
-        const uint32_t cls = b.node("type", 2, qualified_name, 900, format::kNodeTypeObject);
-        const uint32_t dict = b.node("dict", 1, "len 1", 300);
-        const uint32_t descriptor = b.node("getset_descriptor", 1, "__dict__", 72);
-        b.edge(cls, dict, EdgeKind::Field, b.string_id("__dict__"));
-        b.dict_item(dict, b.str("__dict__", 1), descriptor);
-        b.edge(descriptor, cls, EdgeKind::Field, b.string_id("__objclass__"));
-        return cls;
-    };
-    const uint32_t ast_class = add_class("ast.AST");
-    const uint32_t user_class = add_class("app.Plugin");
-    const Analysis a(b.build());
-    ASSERT_EQ(a.cycles.count(), 2u);
-    const LeakSuspects suspects(a.inputs());
-    const SuspectGroup* high = nullptr;
-    const SuspectGroup* low = nullptr;
-    for (const SuspectGroup& g : suspects.groups()) {
-        if (g.type != "type") continue;
-        (g.confidence == SuspectConfidence::High ? high : low) = &g;
-    }
-    ASSERT_NE(high, nullptr);
-    ASSERT_NE(low, nullptr);
-    EXPECT_EQ(high->objects, 1u);
-    EXPECT_EQ(high->representative, user_class);
-    EXPECT_EQ(low->representative, ast_class);
-    // The user's class's cycle members are suspects, ast.AST's are not.
-    EXPECT_NE(suspects.node_column()[user_class], 0);
-    EXPECT_EQ(suspects.node_column()[ast_class], 0);
 }
 
 TEST(LeakSuspects, TypesSharingANameAreOneRow) {

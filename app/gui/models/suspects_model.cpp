@@ -122,7 +122,7 @@ QVariant SuspectsModel::data(const QModelIndex& index, int role) const {
                                     count_text(g.objects), bytes_text(g.shallow_bytes), bytes_text(g.retained_bytes));
             for (const std::string& reason : g.reasons) text += QStringLiteral("\n\u2022 ") + QString::fromStdString(reason);
             if (low) {
-                text += QStringLiteral("\nLow confidence: probably the interpreter's own C statics, or only large");
+                text += QStringLiteral("\nLow confidence: probably static state held from C (the interpreter's or an extension's), or only large");
             }
             return text;
         }

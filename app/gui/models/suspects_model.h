@@ -1,7 +1,7 @@
 // The ranked leak suspects (analysis::LeakSuspects, docs/leak-suspects.md):
 // one row per type with its evidence and the reasons in plain words.
 // High-confidence rows come first (the ranking's own order) and read
-// normally; low-confidence rows — probably the interpreter's own C statics,
+// normally; low-confidence rows — probably static state held from C,
 // or merely large — are grey. NodeIdRole is the row's representative object
 // (largest retained size), the one the window shows the path of.
 #pragma once

@@ -99,7 +99,7 @@ void SuspectsPanel::updateHeadline() {
     QString text = high == 0 ? tr("No high-confidence leak suspects") :
                    high == 1 ? tr("<b>1</b> high-confidence leak suspect")
                              : tr("<b>%1</b> high-confidence leak suspects").arg(count_text(high));
-    if (low > 0) text += tr(", %1 low-confidence (grey: probably the interpreter's own, or only large)").arg(count_text(low));
+    if (low > 0) text += tr(", %1 low-confidence (grey: probably static state held from C, or only large)").arg(count_text(low));
     text += comparison_ ? tr(" — with the growth since the baseline") : tr(" — this snapshot alone; choose a baseline to see growth");
     headline_->setText(text);
 }

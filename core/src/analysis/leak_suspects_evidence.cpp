@@ -54,6 +54,9 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
     for (uint32_t t = 0; t < type_count; ++t) {
         interpreter_type[t] = is_interpreter_module(s.strings.view(s.types[t].module)) ? 1 : 0;
     }
+    // Which type ids are `module`, decided once per type, not per node.
+    std::vector<uint8_t> is_module_type(type_count + 1, 0);
+    for (uint32_t t = 0; t < type_count; ++t) is_module_type[t] = s.strings.view(s.types[t].name) == "module" ? 1 : 0;
     // Static types whose "module" is no module of the process are the
     // interpreter's internals named with a dot (CPython's `Token.MISSING`,
     // whose one instance is a C static): an extension's static type is
@@ -62,11 +65,6 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
     {
         std::unordered_set<std::string_view> loaded_modules;
         std::unordered_set<uint64_t> static_type_addresses;
-        // Which type ids are `module`, decided once per type, not per node.
-        std::vector<uint8_t> is_module_type(type_count + 1, 0);
-        for (uint32_t t = 0; t < type_count; ++t) {
-            is_module_type[t] = s.strings.view(s.types[t].name) == "module" ? 1 : 0;
-        }
         for (uint32_t node = 0; node < n_nodes; ++node) {
             const uint8_t flags = s.node_flags[node];
             if ((flags & format::kNodeTypeObject) && (flags & format::kNodeStaticType)) {
@@ -95,8 +93,28 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
         const size_t dot = name.find('.');
         return dot == std::string_view::npos || is_interpreter_module(name.substr(0, dot));
     };
+    // Module globals: the values of a loaded module's namespace (module
+    // --__dict__--> dict --[name]--> value). They live as long as their
+    // module does, so references C code holds to them (torch's dtype and
+    // layout registries, NumPy's table of ufuncs behind the array
+    // operators, classes cached by extensions) keep nothing alive that
+    // would otherwise be freed: static state, not a leak. A leak into a
+    // global container still shows as that container's growth.
+    std::vector<uint8_t> module_global(n_nodes, 0);
+    for (uint32_t node = 0; node < n_nodes; ++node) {
+        if (!is_module_type[std::min<size_t>(s.node_type[node], type_count)]) continue;
+        for (const uint32_t e : index.out_edges(node)) {
+            if (s.edge_kind[e] != static_cast<uint8_t>(format::EdgeKind::Field) ||
+                s.strings.view(s.edge_label[e]) != "__dict__" || index.target(e) >= n_nodes)
+                continue;
+            for (const uint32_t v : index.out_edges(index.target(e)))
+                if (s.edge_kind[v] == static_cast<uint8_t>(format::EdgeKind::DictValue) && index.target(v) < n_nodes)
+                    module_global[index.target(v)] = 1;
+        }
+    }
     const auto is_noise_holder = [&](uint32_t node) {
         if (dom.retained_size(node) >= options.noise_retained_limit) return false;
+        if (module_global[node]) return true;
         if (s.node_flags[node] & format::kNodeTypeObject) return interpreter_class(node);
         const uint32_t t = s.node_type[node];
         return interpreter_type[t < type_count ? t : type_count] != 0;

@@ -305,8 +305,8 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
             }
         }
         if (noise_row) {
-            row.reasons.front() += " — probably the interpreter's own C statics (interned strings, "
-                                  "static types, module state)";
+            row.reasons.front() += " — probably static state held from C, the interpreter's or an "
+                                  "extension's (interned strings, static types, module globals)";
         }
         if (low) score *= 0.1;
         row.score = std::round(score * 100.0) / 100.0;  // stable when printed

@@ -1,7 +1,9 @@
 """PyTorch tensors (the probe's PyTorch recogniser): an 80 MB NumPy array
 (also seen by torch through from_numpy) beside a 40 MB tensor, a storage two views share after their base is gone,
 a gradient kept alive only by its parameter's C++ autograd metadata (PyObject
-preservation), a tensor the autograd graph has saved, and a small model.
+preservation), a tensor the autograd graph has saved, a small model, and a
+custom operator whose Python kernel (and what it captured) only PyTorch's
+C++ dispatcher holds.
 Snapshot path: argv[1]; prints one JSON line."""
 import sys
 
@@ -36,6 +38,30 @@ loss = (saved * saved).sum()
 
 model = torch.nn.Linear(256, 256)
 
+
+# A torch.library operator with a Python kernel: the kernel, and the settings
+# its closure captured, are held by the dispatcher alone.
+class KernelSettings:
+    factor = 3.0
+
+
+def make_kernel():
+    settings = KernelSettings()
+
+    def scale_kernel(x):
+        return x * settings.factor
+    return scale_kernel, settings
+
+
+library = torch.library.Library("refscope_test", "DEF")
+library.define("scale(Tensor x) -> Tensor")
+kernel, settings = make_kernel()
+library.impl("scale", kernel, "CPU")
+assert torch.ops.refscope_test.scale(torch.ones(2)).tolist() == [3.0, 3.0]
+dispatcher = {"kernel": hex(id(kernel)), "settings": hex(id(settings))}
+del kernel, settings
+
 finish(sys.argv[1], torch=torch.__version__, numpy=np.__version__, array=hex(id(array)),
        tensor=hex(id(tensor)), tensor_impl=hex(tensor._cdata), left=hex(id(left)), right=hex(id(right)),
-       saved_impl=hex(saved._cdata), weight=hex(id(model.weight)), **shared, **preserved)
+       saved_impl=hex(saved._cdata), weight=hex(id(model.weight)), **shared, **preserved,
+       **dispatcher)

@@ -1,0 +1,40 @@
+// What the PyTorch recogniser's two files share (recognise_torch.cpp: tensors
+// and storages; recognise_torch_dispatcher.cpp: the dispatcher's Python
+// kernels): unaligned reads and the checked RTTI name of a C++ object.
+#pragma once
+
+#include <Python.h>
+
+#include <cstddef>
+#include <cstring>
+
+#include "torch_layout.h"
+
+namespace refscope::probe {
+
+class DescribeSession;
+
+template <typename T>
+T read_at(const void* base, size_t offset) {
+    T value;
+    std::memcpy(&value, static_cast<const char*>(base) + offset, sizeof value);
+    return value;
+}
+
+// Whether `address` lies in a loaded shared object (dladdr only looks the
+// address up in the loader's tables; it reads nothing there).
+bool in_loaded_library(const void* address);
+
+// The RTTI name of a polymorphic C++ object ("N3c1010TensorImplE"), read from
+// its vtable once that, its type_info and the name are known to lie in a
+// loaded library; nullptr unless it is in one of PyTorch's namespaces.
+const char* torch_rtti_name(const void* object);
+
+// Registers the heap callback that reports the Python callables PyTorch's
+// dispatcher holds (torch.library kernels), for the release `layout`
+// describes; `c_module` is torch._C, through which the dispatcher is found.
+// `read_strings`: std::string has the layout measured (operator names).
+void recognise_torch_dispatcher(DescribeSession& session, const TorchLayout& layout, PyObject* c_module,
+                                bool read_strings);
+
+}  // namespace refscope::probe

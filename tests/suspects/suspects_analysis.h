@@ -1,0 +1,36 @@
+// What the leak-suspects tests share: every analysis the suspects read, for
+// one hand-built snapshot, and a substring check for their sentences.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "refscope/analysis/cycles.h"
+#include "refscope/analysis/dominator_tree.h"
+#include "refscope/analysis/graph_index.h"
+#include "refscope/analysis/leak_suspects.h"
+#include "refscope/analysis/retention_paths.h"
+#include "refscope/analysis/root_classes.h"
+
+namespace refscope::testing {
+
+// Every analysis the suspects read, for one snapshot.
+struct Analysis {
+    explicit Analysis(Snapshot snapshot)
+        : s(std::move(snapshot)), index(s), roots(index), paths(index, roots),
+          dominators(index, roots), cycles(index, roots, paths) {}
+    analysis::SuspectInputs inputs() const { return {&index, &roots, &paths, &dominators, &cycles, nullptr, nullptr}; }
+    Snapshot s;
+    analysis::GraphIndex index;
+    analysis::RootClasses roots;
+    analysis::RetentionPaths paths;
+    analysis::DominatorTree dominators;
+    analysis::Cycles cycles;
+};
+
+inline bool contains(const std::string& text, std::string_view part) {
+    return text.find(part) != std::string::npos;
+}
+
+}  // namespace refscope::testing
