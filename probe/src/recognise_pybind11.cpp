@@ -28,8 +28,9 @@
 //
 // Function records (default arguments) are not covered by that contract as
 // strictly, so they are read only for functions found in the dicts of
-// registered pybind11 types, and only when the record points back at the
-// function's PyMethodDef.
+// registered pybind11 types (methods, static and class methods) and of loaded
+// modules (m.def), and only when the record points back at the function's
+// PyMethodDef.
 #include "describe_session.h"
 
 #include "recognise_pybind11.h"
@@ -49,6 +50,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "heap_walker.h"
 #include "python_text.h"
@@ -142,9 +144,15 @@ int describe_record(const refscope_describe_api* api, refscope_describe_sink* si
     for (int overloads = 0; rec != nullptr && overloads < 64; rec = rec->next, ++overloads) {
         if (rec->args.size() > 256) break;
         // "_pybindfix.DefaultWrapper.__init__ default argument 'other'"
+        // (or "_pybindfix.configure ..." for a module's function)
         PyObject* scope = rec->scope.ptr();
         std::string function;
-        if (scope != nullptr && PyType_Check(scope)) function = reinterpret_cast<PyTypeObject*>(scope)->tp_name + std::string(".");
+        if (scope != nullptr && PyType_Check(scope)) {
+            function = reinterpret_cast<PyTypeObject*>(scope)->tp_name + std::string(".");
+        } else if (scope != nullptr && PyModule_Check(scope)) {
+            PyObject* name = dict_find_str(PyModule_GetDict(scope), "__name__");
+            if (name != nullptr && append_utf8(function, name, 200)) function += '.';
+        }
         function += rec->name != nullptr ? rec->name : "?";
         for (const pyd::argument_record& arg : rec->args) {
             if (arg.value.ptr() == nullptr) continue;
@@ -176,11 +184,23 @@ pyd::function_record* function_record_of(PyObject* holder) {
 #endif
 }
 
+// staticmethod and classmethod objects keep their callable first after the
+// object header (Objects/funcobject.c, 3.9 to 3.15); there is no C API for
+// it that runs no code.
+struct MethodWrapper {
+    PyObject_HEAD
+    PyObject* callable;
+};
+
 // Records the function record behind a pybind11 cpp_function found in a
-// pybind11 type's dict; the record must name the function's own PyMethodDef.
+// pybind11 type's dict or a module's; the record must name the function's
+// own PyMethodDef.
 void note_record(PyObject* value, Pybind11Claims& claims) {
     if (value == nullptr) return;
     if (PyInstanceMethod_Check(value)) value = PyInstanceMethod_GET_FUNCTION(value);
+    if (Py_IS_TYPE(value, &PyStaticMethod_Type) || Py_IS_TYPE(value, &PyClassMethod_Type))
+        value = reinterpret_cast<MethodWrapper*>(value)->callable;
+    if (value == nullptr) return;
     if (!PyCFunction_Check(value)) return;
     auto* f = reinterpret_cast<PyCFunctionObject*>(value);
     if (f->m_self == nullptr || claims.count(f->m_self) != 0) return;
@@ -188,6 +208,32 @@ void note_record(PyObject* value, Pybind11Claims& claims) {
     if (rec == nullptr || rec->def != f->m_ml) return;
     g_state.records.emplace(f->m_self, rec);
     claims.insert(f->m_self);
+}
+
+// Module-level functions (m.def): the values of every loaded module's dict,
+// and of the submodules those hold (def_submodule's need not be in
+// sys.modules). Bounded: a process with more modules than this is rare.
+void note_module_records(Pybind11Claims& claims) {
+    constexpr size_t kMaxModules = 1 << 16;
+    std::vector<PyObject*> pending;
+    std::unordered_set<PyObject*> seen;
+    Py_ssize_t pos = 0;
+    PyObject* key;
+    PyObject* value;
+    PyObject* modules = PyImport_GetModuleDict();
+    while (modules != nullptr && PyDict_Next(modules, &pos, &key, &value))
+        if (PyModule_Check(value)) pending.push_back(value);
+    while (!pending.empty() && seen.size() < kMaxModules) {
+        PyObject* module = pending.back();
+        pending.pop_back();
+        if (!seen.insert(module).second) continue;
+        PyObject* dict = PyModule_GetDict(module);
+        pos = 0;
+        while (dict != nullptr && PyDict_Next(dict, &pos, &key, &value)) {
+            if (PyModule_Check(value)) pending.push_back(value);
+            else note_record(value, claims);
+        }
+    }
 }
 
 // The internals behind the capsule of this release's id, or nullptr.
@@ -237,6 +283,7 @@ void REFSCOPE_PASTE(recognise_pybind11_, REFSCOPE_PYBIND11_RELEASE)(DescribeSess
         PyObject* value;
         while (PyDict_Next(dict, &pos, &key, &value)) note_record(value, claims);
     }
+    note_module_records(claims);
     if (g_state.records.empty()) return;
     Describer records;
     records.library = "pybind11";

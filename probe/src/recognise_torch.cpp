@@ -26,6 +26,7 @@
 #include <dlfcn.h>
 
 #include <cctype>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -57,6 +58,10 @@ struct TorchState {
     bool maybe_owned = false;  // THPVariable.cdata is a MaybeOwned<Tensor>
     size_t tensor_ptr = 0, tensor_borrowed = 0, storage_ptr = 0;
     bool read_autograd = false;  // AutogradMeta's layout assumes the C++11 std::string
+    // torch.from_numpy's deleters: NumPy's ndarray type and the load address
+    // of libtorch_python, whose code the deleter is (both null: not read).
+    PyTypeObject* ndarray = nullptr;
+    const void* python_library = nullptr;
     // C++ objects whose out-edges this walk has reported (by whichever call
     // reported them first): the walker keeps only that call's edges. What a
     // call added is undone if the call fails (its reports are discarded).
@@ -73,15 +78,26 @@ TorchState g_torch;
 
 }  // namespace
 
+bool torch_python_library(PyObject* c_module, Dl_info& info) {
+    PyObject* init = dict_find_str(c_module, "_initExtension");
+    return init != nullptr && PyCFunction_Check(init) &&
+           dladdr(reinterpret_cast<const void*>(PyCFunction_GET_FUNCTION(init)), &info) != 0 &&
+           info.dli_fname != nullptr;
+}
+
 bool in_loaded_library(const void* address) {
     Dl_info info;
     return address != nullptr && dladdr(address, &info) != 0 && info.dli_fname != nullptr;
 }
 
-// Objects reached through other C++ objects may be replaced by threads that
-// run without the GIL (the autograd engine accumulating a .grad), so the
-// vtable, its type_info and the name must all lie in a loaded library before
-// they are read: a freed object's first word is an allocator pointer into the
+namespace {
+
+// The RTTI name of a polymorphic C++ object ("N3c1010TensorImplE"), read from
+// its vtable; nullptr unless it is in one of PyTorch's namespaces. Objects
+// reached through other C++ objects may be replaced by threads that run
+// without the GIL (the autograd engine accumulating a .grad), so the vtable,
+// its type_info and the name must all lie in a loaded library before they
+// are read: a freed object's first word is an allocator pointer into the
 // heap, never a vtable.
 const char* torch_rtti_name(const void* object) {
     auto* const* vtable = read_at<void* const*>(object, 0);
@@ -103,8 +119,6 @@ const char* torch_rtti_name(const void* object) {
     g_torch.names.emplace(vtable, result);
     return result;
 }
-
-namespace {
 
 // Marks `object` described by this call; false if it already was.
 bool mark_described(const void* object) {
@@ -205,6 +219,29 @@ void report_preserved(const refscope_describe_api* api, refscope_describe_sink* 
         api->object_edge(sink, node, counts.owned_pyobject, "pyobj_slot_ (preserved)", 0);
 }
 
+// torch.from_numpy's memory stays the array's: the DataPtr's context is an
+// InefficientStdFunctionContext whose deleter, a lambda of libtorch_python
+// (torch/csrc/utils/tensor_numpy.cpp), captured the ndarray and holds a
+// reference to it until the storage is freed. Its one capture is stored in
+// place, first in the std::function. Reported only when every part checks
+// out: the context's pointer is the data, the std::function's manager is
+// code of libtorch_python, and the capture is an object whose type is
+// exactly numpy.ndarray (a subclass, e.g. np.memmap, stays unexplained).
+void report_numpy_owner(const refscope_describe_api* api, refscope_describe_sink* sink, refscope_node node,
+                        const void* data, const char* context) {
+    const TorchLayout& L = *g_torch.layout;
+    if (g_torch.ndarray == nullptr || g_torch.python_library == nullptr || L.ctx_deleter == 0) return;
+    if (read_at<const void*>(context, L.ctx_ptr) != data) return;
+    const auto* manager = read_at<const void*>(context, L.ctx_deleter + L.fn_manager);
+    Dl_info info;
+    if (manager == nullptr || dladdr(manager, &info) == 0 || info.dli_fbase != g_torch.python_library) return;
+    const auto* array = read_at<const char*>(context, L.ctx_deleter);
+    if (array == nullptr || reinterpret_cast<uintptr_t>(array) % alignof(PyObject) != 0) return;
+    if (read_at<const PyTypeObject*>(array, offsetof(PyObject, ob_type)) != g_torch.ndarray) return;
+    api->object_edge(sink, node, reinterpret_cast<PyObject*>(const_cast<char*>(array)),
+                     "data_ptr_ deleter (from_numpy)", 0);
+}
+
 // The StorageImpl's facts and out-edges: its bytes as a node of their own.
 // Memory PyTorch allocated itself has the data pointer as its DataPtr
 // context; other memory (torch.from_numpy, frombuffer, a mapped file) has a
@@ -219,7 +256,7 @@ void describe_storage(const refscope_describe_api* api, refscope_describe_sink* 
     const bool symbolic = read_at<bool>(storage, L.si_size_heap);
     const auto bytes = read_at<int64_t>(storage, L.si_size_bytes);
     const auto* data = read_at<const void*>(storage, L.si_data);
-    const auto* context = read_at<const void*>(storage, L.si_context);
+    const auto* context = read_at<const char*>(storage, L.si_context);
     const bool borrowed = data != nullptr && context != data;
     char preview[128];
     if (symbolic || bytes < 0) std::snprintf(preview, sizeof preview, "%s, symbolic size", device);
@@ -228,6 +265,7 @@ void describe_storage(const refscope_describe_api* api, refscope_describe_sink* 
                                        : borrowed ? ", borrowed (allocated outside PyTorch)" : "");
     api->native_details(sink, node, counts.strong, preview);
     report_preserved(api, sink, node, counts);
+    if (borrowed && context != nullptr) report_numpy_owner(api, sink, node, data, context);
     if (data == nullptr || symbolic || bytes <= 0) return;
     const std::string type = std::string("tensor data (") + device + (borrowed ? ", borrowed)" : ")");
     refscope_node bytes_node =
@@ -386,6 +424,11 @@ void recognise_torch(DescribeSession& session) {
     // torch was built with the ABI the layout was measured with.
     PyObject* abi = dict_find_str(module, "_GLIBCXX_USE_CXX11_ABI");
     g_torch.read_autograd = abi == (L.cxx11_abi ? Py_True : Py_False);
+    PyObject* numpy = loaded_module_dict("numpy");
+    PyObject* ndarray = numpy != nullptr ? dict_find_str(numpy, "ndarray") : nullptr;
+    g_torch.ndarray = ndarray != nullptr && PyType_Check(ndarray) ? reinterpret_cast<PyTypeObject*>(ndarray) : nullptr;
+    Dl_info info;
+    g_torch.python_library = torch_python_library(module, info) ? info.dli_fbase : nullptr;
     Describer d;
     d.library = "torch";
     d.describe_instance = &describe_tensor;

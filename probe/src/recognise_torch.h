@@ -1,9 +1,10 @@
 // What the PyTorch recogniser's two files share (recognise_torch.cpp: tensors
 // and storages; recognise_torch_dispatcher.cpp: the dispatcher's Python
-// kernels): unaligned reads and the checked RTTI name of a C++ object.
+// kernels): unaligned reads and where libraries are.
 #pragma once
 
 #include <Python.h>
+#include <dlfcn.h>
 
 #include <cstddef>
 #include <cstring>
@@ -25,10 +26,9 @@ T read_at(const void* base, size_t offset) {
 // address up in the loader's tables; it reads nothing there).
 bool in_loaded_library(const void* address);
 
-// The RTTI name of a polymorphic C++ object ("N3c1010TensorImplE"), read from
-// its vtable once that, its type_info and the name are known to lie in a
-// loaded library; nullptr unless it is in one of PyTorch's namespaces.
-const char* torch_rtti_name(const void* object);
+// Where libtorch_python is loaded (its path and base address), found through
+// a function of torch._C it defines; false if it cannot be told.
+bool torch_python_library(PyObject* c_module, Dl_info& info);
 
 // Registers the heap callback that reports the Python callables PyTorch's
 // dispatcher holds (torch.library kernels), for the release `layout`

@@ -27,10 +27,11 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <typeinfo>
+#include <unordered_map>
 #include <vector>
 
 #include "describe_session.h"
-#include "python_text.h"
 #include "recognise_torch.h"
 
 namespace refscope::probe {
@@ -55,6 +56,10 @@ struct DispatcherState {
     const unsigned char* singleton_guard = nullptr;
     KeyName key_name = nullptr;
     bool read_strings = false;
+    // Per walk: kernel vtable -> PythonKernelHolder's RTTI name or nullptr,
+    // and the PyInterpreter's table once a Python kernel vouched for it.
+    std::unordered_map<const void*, const char*> kernel_types;
+    const void* interpreter_table = nullptr;
 };
 DispatcherState g_dispatcher;
 
@@ -76,16 +81,38 @@ std::string operator_name(const char* entry) {
     return name;
 }
 
-// Whether the kernel functor is a PythonKernelHolder (torch::impl::dispatch,
-// in an anonymous namespace; functorch's older one too), not one that embeds
-// one (AOTIPythonKernelHolder) or a C++ kernel.
-bool python_kernel(const void* functor) {
-    const char* name = torch_rtti_name(functor);
-    if (name == nullptr) return false;
+// The kernel functor's RTTI name if it is a PythonKernelHolder
+// (torch::impl::dispatch, in an anonymous namespace; functorch's older one
+// too), not one that embeds one (AOTIPythonKernelHolder) or a C++ kernel;
+// else nullptr. Kernels cannot be freed while the registration mutex is
+// held, so, unlike the tensors' C++ objects (recognise_torch.cpp), the
+// vtable is not first checked against the loader's tables: dladdr scans a
+// library's symbols, and every C++ kernel has a type (and vtable) of its
+// own, tens of thousands of them. One read per vtable, remembered for the
+// walk.
+const char* python_kernel(const void* functor) {
+    auto* const* vtable = read_at<void* const*>(functor, 0);
+    auto [known, added] = g_dispatcher.kernel_types.try_emplace(vtable, nullptr);
+    if (!added) return known->second;
+    const auto* info = static_cast<const std::type_info*>(vtable[-1]);
+    const char* name = read_at<const char*>(info, sizeof(void*));  // type_info::__name
+    if (name == nullptr) return nullptr;
+    if (*name == '*') ++name;  // a local type's name
     static constexpr char kSuffix[] = "18PythonKernelHolderE";
-    const size_t length = std::strlen(name);
+    const size_t length = strnlen(name, 4096);
     const size_t suffix = sizeof kSuffix - 1;
-    return length >= suffix && std::strcmp(name + length - suffix, kSuffix) == 0;
+    if (length >= suffix && std::strcmp(name + length - suffix, kSuffix) == 0) known->second = name;
+    return known->second;
+}
+
+// Whether a SafePyObject's interpreter is a c10::impl::PyInterpreter: its
+// first member points to a static table of libtorch_python. Every Python
+// kernel names the same one, so the loader is asked once per walk.
+bool python_interpreter(const char* interpreter) {
+    if (interpreter == nullptr) return false;
+    const auto* table = read_at<const void*>(interpreter, 0);
+    if (g_dispatcher.interpreter_table == nullptr && in_loaded_library(table)) g_dispatcher.interpreter_table = table;
+    return table != nullptr && table == g_dispatcher.interpreter_table;
 }
 
 // Calls `visit(functor, newest)` with the OperatorKernel of every kernel
@@ -133,21 +160,17 @@ void describe_operator(const refscope_describe_api* api, refscope_describe_sink*
     refscope_node op = REFSCOPE_NO_NODE;
     std::string name;
     for_each_kernel(entry, [&](const char* functor, bool newest) {
-        if (!python_kernel(functor)) return;
+        const char* type = python_kernel(functor);
+        if (type == nullptr) return;
         auto* function = read_at<PyObject*>(functor, L.kh_func);
-        // A SafePyObject names the interpreter it belongs to, a
-        // c10::impl::PyInterpreter whose first member points to a static
-        // table of libtorch_python: anything else is not one.
-        const auto* interpreter = read_at<const char*>(functor, L.kh_interpreter);
-        if (function == nullptr || interpreter == nullptr || !in_loaded_library(read_at<const void*>(interpreter, 0)))
-            return;
+        if (function == nullptr || !python_interpreter(read_at<const char*>(functor, L.kh_interpreter))) return;
         if (op == REFSCOPE_NO_NODE) {
             name = operator_name(entry);
             op = api->native_node(sink, "c10::impl::OperatorEntry", 0, entry, L.oe_size);
             api->native_details(sink, op, -1, name.c_str());
             api->native_edge(sink, dispatcher, op, "operators_", 0);
         }
-        refscope_node kernel = api->native_node(sink, torch_rtti_name(functor), REFSCOPE_NAME_MANGLED, functor, 0);
+        refscope_node kernel = api->native_node(sink, type, REFSCOPE_NAME_MANGLED, functor, 0);
         const auto key_value = read_at<uint16_t>(functor, L.kh_key);
         const char* key_name = g_dispatcher.key_name != nullptr ? g_dispatcher.key_name(key_value) : nullptr;
         const std::string key =
@@ -192,6 +215,8 @@ int describe_dispatcher(const refscope_describe_api* api, refscope_describe_sink
         // Busy: another thread is registering an operator right now. This
         // snapshot goes without the dispatcher rather than wait for it.
         if (!lock.held()) return 0;
+        g_dispatcher.kernel_types.clear();
+        g_dispatcher.interpreter_table = nullptr;
         refscope_node node = api->native_node(sink, "c10::Dispatcher", 0, dispatcher, 0);
         api->native_root(sink, node, "static c10::Dispatcher (PyTorch's operator registry)");
         const char* head = dispatcher + L.d_operators;
@@ -223,13 +248,10 @@ void recognise_torch_dispatcher(DescribeSession& session, const TorchLayout& lay
                                 bool read_strings) {
     g_dispatcher = DispatcherState{};
     if (layout.slot_size == 0) return;  // a layout measured without the dispatcher
-    // torch._C's own file: its symbol lookup reaches libtorch_python and
-    // libtorch_cpu, which it loaded.
-    PyObject* init = dict_find_str(c_module, "_initExtension");
+    // libtorch_python: its symbol lookup reaches libtorch_cpu and libc10,
+    // which it loaded.
     Dl_info info;
-    if (init == nullptr || !PyCFunction_Check(init) ||
-        dladdr(reinterpret_cast<const void*>(PyCFunction_GET_FUNCTION(init)), &info) == 0 || info.dli_fname == nullptr)
-        return;
+    if (!torch_python_library(c_module, info)) return;
     auto* singleton = static_cast<const char* const*>(find_symbol(info.dli_fname, "_ZZN3c1010Dispatcher9singletonEvE1s"));
     auto* guard = static_cast<const unsigned char*>(find_symbol(info.dli_fname, "_ZGVZN3c1010Dispatcher9singletonEvE1s"));
     if (singleton == nullptr || guard == nullptr) return;

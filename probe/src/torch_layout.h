@@ -55,6 +55,10 @@ struct TorchLayout {
     // si_data: DataPtr's data pointer; si_context: its context pointer, equal
     // to the data pointer for memory PyTorch's allocators made.
     size_t si_data = 0, si_context = 0, si_device = 0, si_size_bytes = 0, si_size_heap = 0, si_pyobj_slot = 0, si_size = 0;
+    // c10::InefficientStdFunctionContext (the context of memory given with
+    // a deleter, as torch.from_numpy does): its data pointer and its
+    // std::function deleter; fn_manager: the std::function's manager.
+    size_t ctx_ptr = 0, ctx_deleter = 0, fn_manager = 0;
     size_t am_grad = 0;
     // DifferentiableViewMeta: std::optional<ViewInfo> backward_info_ and
     // forward_info_ (engaged flag at view_engaged), ViewInfo::base_.

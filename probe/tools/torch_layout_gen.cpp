@@ -175,6 +175,9 @@ int main() {
                 data, context, offsetof(StorageImpl, data_ptr_) + offsetof(c10::DataPtr, device_),
                 offsetof(StorageImpl, size_bytes_), offsetof(StorageImpl, size_bytes_is_heap_allocated_),
                 offsetof(StorageImpl, pyobj_slot_), sizeof(StorageImpl));
+    using Context = c10::InefficientStdFunctionContext;
+    std::printf(" .ctx_ptr = %zu, .ctx_deleter = %zu, .fn_manager = %zu,", offsetof(Context, ptr_),
+                offsetof(Context, deleter_), offsetof(std::function<void(void*)>, _M_manager));
     // A view's autograd metadata holds its base in one or two optional
     // ViewInfos (libstdc++'s optional: the value first, then the flag).
     using View = torch::autograd::DifferentiableViewMeta;

@@ -70,6 +70,15 @@ class Recogniser(unittest.TestCase):
         finally:
             del HOLDER, HELD
 
+    def test_defaults_of_static_methods_and_module_functions_are_held_by_their_records(self):
+        ids = (id(_pybindfix.MAKE_DEFAULT), id(_pybindfix.CONFIGURE_DEFAULT))
+        _report, facts = walk(*ids)
+        labels = ("_pybindfix.DefaultWrapper.make default argument 'options'",
+                  "_pybindfix.configure default argument 'options'")
+        for default, label in zip(facts, labels):
+            self.assertIn(("Native", EDGE_OWNED, label), in_edges(default))
+            self.assertEqual(default["refcount"], explained(default), default)
+
     def test_registered_instances_are_found_even_in_a_self_cycle(self):
         w = _pybindfix.UndescribedWrapper()
         w.value = w

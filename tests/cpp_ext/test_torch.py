@@ -116,10 +116,14 @@ class Tensors(unittest.TestCase):
         TENSOR = torch.from_numpy(ARRAY)
         try:
             storage = TENSOR.untyped_storage()._cdata
-            _report, (storage,) = walk(storage)
+            _report, (storage, array) = walk(storage, id(ARRAY))
             # the bytes are the array's ("ndarray data"): torch's node for
             # them is "borrowed", of size 0 (TensorsCli checks the totals)
             self.assertEqual(storage["preview"], "cpu, 800000 bytes, borrowed (allocated outside PyTorch)")
+            # the reference from_numpy's deleter holds is the storage's
+            self.assertEqual(native_in(array, "data_ptr_ deleter (from_numpy)"),
+                             [("Native", EDGE_OWNED, "data_ptr_ deleter (from_numpy)")])
+            self.assertEqual(array["refcount"], explained(array), array)
         finally:
             del ARRAY, TENSOR
 
@@ -280,6 +284,19 @@ class TensorsCli(unittest.TestCase):
         operator = cli_json("referrers", snapshot, entry["node"]["address"])
         self.assertEqual([(r["edge"], r["node"]["type"]) for r in operator["referrers"]],
                          [("<native: operators_>", "c10::Dispatcher")])
+
+    def test_torch_and_pybind11_statics_are_not_high_confidence_suspects(self):
+        """Nothing in the program leaks: what torch keeps from C++ (dispatcher
+        kernels, dtype/layout registries, metaclass-made classes, pybind11
+        default arguments and runtime types) is explained or low confidence."""
+        rows = cli_json("suspects", self.info["snapshot"])["rows"]
+        high = [(r["type"], r["objects"]) for r in rows if r["confidence"] == "high"]
+        statics = ("function", "cell", "code", "torch.dtype", "torch.layout", "torch.memory_format",
+                   "torch.qscheme", "numpy.ufunc", "torch.autograd.function.FunctionMeta", "torch._C._TensorMeta",
+                   "pybind11_builtins.pybind11_type", "builtin_function_or_method", "PyCapsule")
+        self.assertEqual([t for t, _ in high if t in statics], [], high)
+        # Before the dispatcher and module globals were read: 31 rows.
+        self.assertLessEqual(len(high), 3, high)
 
     def test_the_path_to_a_preserved_gradient_runs_through_its_parameter(self):
         path = cli_json("path", self.info["snapshot"], "--to", self.info["grad"])

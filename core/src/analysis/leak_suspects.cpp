@@ -19,7 +19,11 @@ namespace {
 // Modules whose types are the interpreter's own or the standard library's C
 // parts: objects of their static types that carry unexplained surplus are
 // almost always held by C statics (interned strings, type caches, module
-// state). Sorted, for binary search.
+// state). Also the names runtimes give their own types without a module of
+// that name: CPython 3.13's cross-interpreter exceptions
+// ("interpreters.NotShareableError", kept in interpreter state) and
+// pybind11's ("pybind11_builtins.pybind11_object", the metaclass, and 3.x's
+// function record type, which each extension's local internals hold).
 constexpr std::string_view kInterpreterModules[] = {
     "",           "_abc",        "_asyncio",     "_ast",        "_bisect",      "_blake2",
     "_bz2",       "_codecs",     "_collections", "_contextvars", "_csv",        "_ctypes",
@@ -38,6 +42,7 @@ constexpr std::string_view kInterpreterModules[] = {
     "pyexpat",    "re",          "resource",     "select",      "socket",       "ssl",
     "sys",        "termios",     "time",         "types",       "typing",       "unicodedata",
     "weakref",    "zipimport",   "zlib",         "_weakrefset", "encodings",    "_pydecimal",
+    "interpreters", "pybind11_builtins",
 };
 
 }  // namespace

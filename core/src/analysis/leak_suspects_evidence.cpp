@@ -12,6 +12,36 @@
 
 namespace refscope::analysis::detail {
 
+namespace {
+
+// Module globals: the values of a loaded module's namespace (module
+// --__dict__--> dict --[name]--> value). They live as long as their module
+// does, so references C code holds to them (torch's dtype and layout
+// registries, NumPy's table of ufuncs behind the array operators, classes
+// cached by extensions) keep nothing alive that would otherwise be freed:
+// static state, not a leak. A leak into a global container still shows as
+// that container's growth. `is_module_type` is indexed by type id.
+std::vector<uint8_t> module_globals(const GraphIndex& index, const std::vector<uint8_t>& is_module_type) {
+    const Snapshot& s = index.snapshot();
+    const uint32_t n_nodes = index.node_count();
+    const size_t last_type = is_module_type.size() - 1;
+    std::vector<uint8_t> global(n_nodes, 0);
+    for (uint32_t node = 0; node < n_nodes; ++node) {
+        if (!is_module_type[std::min<size_t>(s.node_type[node], last_type)]) continue;
+        for (const uint32_t e : index.out_edges(node)) {
+            if (s.edge_kind[e] != static_cast<uint8_t>(format::EdgeKind::Field) ||
+                s.strings.view(s.edge_label[e]) != "__dict__" || index.target(e) >= n_nodes)
+                continue;
+            for (const uint32_t v : index.out_edges(index.target(e)))
+                if (s.edge_kind[v] == static_cast<uint8_t>(format::EdgeKind::DictValue) && index.target(v) < n_nodes)
+                    global[index.target(v)] = 1;
+        }
+    }
+    return global;
+}
+
+}  // namespace
+
 SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOptions& options,
                                         std::vector<uint8_t>& kinds) {
     const GraphIndex& index = *in.index;
@@ -93,25 +123,7 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
         const size_t dot = name.find('.');
         return dot == std::string_view::npos || is_interpreter_module(name.substr(0, dot));
     };
-    // Module globals: the values of a loaded module's namespace (module
-    // --__dict__--> dict --[name]--> value). They live as long as their
-    // module does, so references C code holds to them (torch's dtype and
-    // layout registries, NumPy's table of ufuncs behind the array
-    // operators, classes cached by extensions) keep nothing alive that
-    // would otherwise be freed: static state, not a leak. A leak into a
-    // global container still shows as that container's growth.
-    std::vector<uint8_t> module_global(n_nodes, 0);
-    for (uint32_t node = 0; node < n_nodes; ++node) {
-        if (!is_module_type[std::min<size_t>(s.node_type[node], type_count)]) continue;
-        for (const uint32_t e : index.out_edges(node)) {
-            if (s.edge_kind[e] != static_cast<uint8_t>(format::EdgeKind::Field) ||
-                s.strings.view(s.edge_label[e]) != "__dict__" || index.target(e) >= n_nodes)
-                continue;
-            for (const uint32_t v : index.out_edges(index.target(e)))
-                if (s.edge_kind[v] == static_cast<uint8_t>(format::EdgeKind::DictValue) && index.target(v) < n_nodes)
-                    module_global[index.target(v)] = 1;
-        }
-    }
+    const std::vector<uint8_t> module_global = module_globals(index, is_module_type);
     const auto is_noise_holder = [&](uint32_t node) {
         if (dom.retained_size(node) >= options.noise_retained_limit) return false;
         if (module_global[node]) return true;
