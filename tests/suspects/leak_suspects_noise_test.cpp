@@ -166,5 +166,30 @@ TEST(LeakSuspects, ModuleGlobalsHeldFromCAreStaticStateOthersAreNot) {
     EXPECT_EQ(suspects.find("app.Table")->representative, big);
 }
 
+// A metaclass held from C (torch's _ReduceOpMeta, made for pybind11's
+// py::metaclass and kept in a C++ static) is infrastructure; an ordinary
+// class held from C is evidence.
+TEST(LeakSuspects, MetaclassesHeldFromCAreStaticStateClassesAreNot) {
+    SnapshotBuilder b;
+    // refcount 2: the class made with it, and one reference from C
+    const uint32_t meta = b.node("type", 2, "lib.Meta", 900, format::kNodeTypeObject);
+    const uint32_t model = b.node("lib.Meta", 1, "lib.Model", 900, format::kNodeTypeObject);
+    b.snapshot().types[b.type("lib.Meta")].type_address = SnapshotBuilder::address_of(meta);
+    b.edge(model, meta, EdgeKind::Field, b.string_id("__class__"));
+    const uint32_t plugin = b.node("type", 2, "app.Plugin", 900, format::kNodeTypeObject);
+    const Analysis a(b.build());
+    const LeakSuspects suspects(a.inputs());
+    const SuspectGroup* high = nullptr;
+    const SuspectGroup* low = nullptr;
+    for (const SuspectGroup& g : suspects.groups()) {
+        if (g.type != "type") continue;
+        (g.confidence == SuspectConfidence::High ? high : low) = &g;
+    }
+    ASSERT_NE(high, nullptr);
+    ASSERT_NE(low, nullptr);
+    EXPECT_EQ(high->representative, plugin);
+    EXPECT_EQ(low->representative, meta);
+}
+
 }  // namespace
 }  // namespace refscope::analysis

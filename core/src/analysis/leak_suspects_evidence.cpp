@@ -124,10 +124,22 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
         return dot == std::string_view::npos || is_interpreter_module(name.substr(0, dot));
     };
     const std::vector<uint8_t> module_global = module_globals(index, is_module_type);
+    // Metaclasses: types that classes are instances of (torch's _TensorMeta,
+    // the _ReduceOpMeta torch makes for pybind11's py::metaclass, enum's
+    // EnumType). Every class they made refers to them, and libraries that
+    // make classes with them keep them in C statics: infrastructure, not a
+    // leak (a class made per request still shows as growth).
+    std::unordered_set<uint64_t> metatype_addresses;
+    for (uint32_t node = 0; node < n_nodes; ++node) {
+        const uint32_t t = s.node_type[node];
+        if ((s.node_flags[node] & format::kNodeTypeObject) && t < type_count)
+            metatype_addresses.insert(s.types[t].type_address);
+    }
     const auto is_noise_holder = [&](uint32_t node) {
         if (dom.retained_size(node) >= options.noise_retained_limit) return false;
         if (module_global[node]) return true;
-        if (s.node_flags[node] & format::kNodeTypeObject) return interpreter_class(node);
+        if (s.node_flags[node] & format::kNodeTypeObject)
+            return interpreter_class(node) || metatype_addresses.contains(s.node_address[node]);
         const uint32_t t = s.node_type[node];
         return interpreter_type[t < type_count ? t : type_count] != 0;
     };
