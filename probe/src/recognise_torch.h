@@ -33,8 +33,9 @@ bool torch_python_library(PyObject* c_module, Dl_info& info);
 // Registers the heap callback that reports the Python callables PyTorch's
 // dispatcher holds (torch.library kernels), for the release `layout`
 // describes; `c_module` is torch._C, through which the dispatcher is found.
-// `read_strings`: std::string has the layout measured (operator names).
+// `same_abi`: torch was built with the std::string ABI the layout was
+// measured with (torch._C._GLIBCXX_USE_CXX11_ABI); if not, nothing is read.
 void recognise_torch_dispatcher(DescribeSession& session, const TorchLayout& layout, PyObject* c_module,
-                                bool read_strings);
+                                bool same_abi);
 
 }  // namespace refscope::probe

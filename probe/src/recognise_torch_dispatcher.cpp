@@ -55,7 +55,6 @@ struct DispatcherState {
     const char* const* singleton = nullptr;
     const unsigned char* singleton_guard = nullptr;
     KeyName key_name = nullptr;
-    bool read_strings = false;
     // Per walk: kernel vtable -> PythonKernelHolder's RTTI name or nullptr,
     // and the PyInterpreter's table once a Python kernel vouched for it.
     std::unordered_map<const void*, const char*> kernel_types;
@@ -74,7 +73,6 @@ std::string read_string(const char* string) {
 // default one).
 std::string operator_name(const char* entry) {
     const TorchLayout& L = *g_dispatcher.layout;
-    if (!g_dispatcher.read_strings) return "operator";
     std::string name = read_string(entry + L.oe_name);
     const std::string overload = read_string(entry + L.oe_overload);
     if (!overload.empty()) name += '.' + overload;
@@ -190,7 +188,9 @@ class RegistrationLock {
 public:
     explicit RegistrationLock(const char* dispatcher) {
         const auto* guard = read_at<const char*>(dispatcher, g_dispatcher.layout->d_guard);  // shared_ptr<Guard>
-        if (guard == nullptr) return;
+        // Guard::alive (a std::atomic<bool>, first) is true while the
+        // dispatcher lives: anything else is not a Guard, and is not locked.
+        if (guard == nullptr || read_at<uint8_t>(guard, 0) != 1) return;
         mutex_ = reinterpret_cast<pthread_mutex_t*>(const_cast<char*>(guard + g_dispatcher.layout->d_guard_mutex));
         if (pthread_mutex_trylock(mutex_) != 0) mutex_ = nullptr;
     }
@@ -223,6 +223,8 @@ int describe_dispatcher(const refscope_describe_api* api, refscope_describe_sink
         const size_t count = read_at<size_t>(head, L.list_size);
         if (count > kMaxOperators) return 0;
         const auto* list_node = read_at<const char*>(head, 0);
+        // A sentinel whose first node does not point back at it is no list.
+        if (list_node == nullptr || read_at<const char*>(list_node, sizeof(void*)) != head) return 0;
         for (size_t i = 0; i < count && list_node != nullptr && list_node != head; ++i) {
             describe_operator(api, sink, node, list_node + L.d_node_value);
             list_node = read_at<const char*>(list_node, 0);
@@ -245,9 +247,13 @@ void* find_symbol(const char* library, const char* symbol) {
 }  // namespace
 
 void recognise_torch_dispatcher(DescribeSession& session, const TorchLayout& layout, PyObject* c_module,
-                                bool read_strings) {
+                                bool same_abi) {
     g_dispatcher = DispatcherState{};
-    if (layout.slot_size == 0) return;  // a layout measured without the dispatcher
+    // A layout measured without the dispatcher, or torch built with the other
+    // std::string ABI (PyPI's wheels before 2.7): OperatorName's strings,
+    // and with them every offset after them, and std::list's size field
+    // differ, so nothing of the dispatcher is read.
+    if (layout.slot_size == 0 || !same_abi) return;
     // libtorch_python: its symbol lookup reaches libtorch_cpu and libc10,
     // which it loaded.
     Dl_info info;
@@ -259,7 +265,6 @@ void recognise_torch_dispatcher(DescribeSession& session, const TorchLayout& lay
     g_dispatcher.singleton = singleton;
     g_dispatcher.singleton_guard = guard;
     g_dispatcher.key_name = reinterpret_cast<KeyName>(find_symbol(info.dli_fname, "_ZN3c108toStringENS_11DispatchKeyE"));
-    g_dispatcher.read_strings = read_strings;
     Describer d;
     d.library = "torch";
     d.describe_heap = &describe_dispatcher;
