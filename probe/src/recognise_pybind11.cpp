@@ -177,9 +177,12 @@ pyd::function_record* function_record_of(PyObject* holder) {
 #else
     const char* name = nullptr;
 #endif
-    // The name is compared by address, as pybind11 does.
+    // The name is compared by address, as pybind11 does. An unnamed capsule
+    // (v4) could be any extension's, now that modules' functions are read
+    // too: pybind11's keeps its destructor as the capsule's context.
     if (!PyCapsule_CheckExact(holder) || PyCapsule_GetName(holder) != name || !PyCapsule_IsValid(holder, name))
         return nullptr;
+    if (name == nullptr && PyCapsule_GetContext(holder) == nullptr) return nullptr;
     return static_cast<pyd::function_record*>(PyCapsule_GetPointer(holder, name));
 #endif
 }
@@ -203,7 +206,16 @@ void note_record(PyObject* value, Pybind11Claims& claims) {
     if (value == nullptr) return;
     if (!PyCFunction_Check(value)) return;
     auto* f = reinterpret_cast<PyCFunctionObject*>(value);
-    if (f->m_self == nullptr || claims.count(f->m_self) != 0) return;
+    // The calling convention every cpp_function of this release has
+    // (METH_VARARGS in 2.x, METH_FASTCALL in 3.x, with METH_KEYWORDS).
+#if PYBIND11_VERSION_MAJOR >= 3
+    constexpr int kFlags = METH_FASTCALL | METH_KEYWORDS;
+#else
+    constexpr int kFlags = METH_VARARGS | METH_KEYWORDS;
+#endif
+    if (f->m_self == nullptr || f->m_ml == nullptr || claims.count(f->m_self) != 0 ||
+        (f->m_ml->ml_flags & ~METH_COEXIST) != kFlags)
+        return;
     pyd::function_record* rec = function_record_of(f->m_self);
     if (rec == nullptr || rec->def != f->m_ml) return;
     g_state.records.emplace(f->m_self, rec);

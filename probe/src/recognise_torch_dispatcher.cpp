@@ -21,6 +21,7 @@
 // Offsets come from torch_layout.h (measured from the release's headers);
 // docs/pytorch-internals.md, section 7, has the facts behind them.
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 
 #include <algorithm>
@@ -55,10 +56,10 @@ struct DispatcherState {
     const char* const* singleton = nullptr;
     const unsigned char* singleton_guard = nullptr;
     KeyName key_name = nullptr;
-    // Per walk: kernel vtable -> PythonKernelHolder's RTTI name or nullptr,
-    // and the PyInterpreter's table once a Python kernel vouched for it.
+    // libtorch_python's loaded segments.
+    uintptr_t library_begin = 0, library_end = 0;
+    // Per walk: kernel vtable -> PythonKernelHolder's RTTI name or nullptr.
     std::unordered_map<const void*, const char*> kernel_types;
-    const void* interpreter_table = nullptr;
 };
 DispatcherState g_dispatcher;
 
@@ -79,10 +80,9 @@ std::string operator_name(const char* entry) {
     return name;
 }
 
-// The kernel functor's RTTI name if it is a PythonKernelHolder
-// (torch::impl::dispatch, in an anonymous namespace; functorch's older one
-// too), not one that embeds one (AOTIPythonKernelHolder) or a C++ kernel;
-// else nullptr. Kernels cannot be freed while the registration mutex is
+// The kernel functor's RTTI name if it is torch::impl::dispatch's
+// PythonKernelHolder (not functorch's older one, laid out otherwise, nor
+// AOTIPythonKernelHolder, which embeds one, nor a C++ kernel); else nullptr. Kernels cannot be freed while the registration mutex is
 // held, so, unlike the tensors' C++ objects (recognise_torch.cpp), the
 // vtable is not first checked against the loader's tables: dladdr scans a
 // library's symbols, and every C++ kernel has a type (and vtable) of its
@@ -93,24 +93,27 @@ const char* python_kernel(const void* functor) {
     auto [known, added] = g_dispatcher.kernel_types.try_emplace(vtable, nullptr);
     if (!added) return known->second;
     const auto* info = static_cast<const std::type_info*>(vtable[-1]);
-    const char* name = read_at<const char*>(info, sizeof(void*));  // type_info::__name
+    const char* name = info != nullptr ? read_at<const char*>(info, sizeof(void*)) : nullptr;  // type_info::__name
     if (name == nullptr) return nullptr;
     if (*name == '*') ++name;  // a local type's name
-    static constexpr char kSuffix[] = "18PythonKernelHolderE";
-    const size_t length = strnlen(name, 4096);
-    const size_t suffix = sizeof kSuffix - 1;
-    if (length >= suffix && std::strcmp(name + length - suffix, kSuffix) == 0) known->second = name;
+    // Declared in python_dispatch.h, or in an anonymous namespace of
+    // python_dispatch.cpp: both lay out func_ and dispatch_key_ as measured.
+    for (const char* holder : {"N5torch4impl8dispatch18PythonKernelHolderE",
+                               "N5torch4impl8dispatch12_GLOBAL__N_118PythonKernelHolderE"})
+        if (std::strcmp(name, holder) == 0) known->second = name;
     return known->second;
 }
 
 // Whether a SafePyObject's interpreter is a c10::impl::PyInterpreter: its
-// first member points to a static table of libtorch_python. Every Python
-// kernel names the same one, so the loader is asked once per walk.
+// first member points to a static table of libtorch_python. Compared with
+// libtorch_python's address range, measured before the walk: the loader
+// (dladdr) must not be asked while the registration mutex is held, because
+// a thread loading a library holds the loader's lock while the library
+// registers its operators, which waits for that mutex.
 bool python_interpreter(const char* interpreter) {
     if (interpreter == nullptr) return false;
-    const auto* table = read_at<const void*>(interpreter, 0);
-    if (g_dispatcher.interpreter_table == nullptr && in_loaded_library(table)) g_dispatcher.interpreter_table = table;
-    return table != nullptr && table == g_dispatcher.interpreter_table;
+    const auto table = reinterpret_cast<uintptr_t>(read_at<const void*>(interpreter, 0));
+    return table >= g_dispatcher.library_begin && table < g_dispatcher.library_end;
 }
 
 // Calls `visit(functor, newest)` with the OperatorKernel of every kernel
@@ -186,13 +189,20 @@ void describe_operator(const refscope_describe_api* api, refscope_describe_sink*
 // Holds the dispatcher's registration mutex while it lives, if it was free.
 class RegistrationLock {
 public:
+    // Nothing is locked unless everything around the mutex is what the
+    // layout says: the shared_ptr<Guard> made by make_shared (the Guard
+    // right after its control block's vtable and two counts), Guard::alive
+    // (a std::atomic<bool>, first) true, and a default glibc mutex (kind 0,
+    // lock word 0 to 2) where Guard::mutex should be.
     explicit RegistrationLock(const char* dispatcher) {
-        const auto* guard = read_at<const char*>(dispatcher, g_dispatcher.layout->d_guard);  // shared_ptr<Guard>
-        // Guard::alive (a std::atomic<bool>, first) is true while the
-        // dispatcher lives: anything else is not a Guard, and is not locked.
-        if (guard == nullptr || read_at<uint8_t>(guard, 0) != 1) return;
-        mutex_ = reinterpret_cast<pthread_mutex_t*>(const_cast<char*>(guard + g_dispatcher.layout->d_guard_mutex));
-        if (pthread_mutex_trylock(mutex_) != 0) mutex_ = nullptr;
+        const size_t at = g_dispatcher.layout->d_guard;
+        const auto* guard = read_at<const char*>(dispatcher, at);
+        const auto* control = read_at<const char*>(dispatcher, at + sizeof(void*));
+        if (guard == nullptr || control == nullptr || guard != control + 2 * sizeof(void*)) return;
+        if (read_at<uint8_t>(guard, 0) != 1) return;
+        auto* mutex = reinterpret_cast<pthread_mutex_t*>(const_cast<char*>(guard + g_dispatcher.layout->d_guard_mutex));
+        if (mutex->__data.__kind != 0 || mutex->__data.__lock < 0 || mutex->__data.__lock > 2) return;
+        if (pthread_mutex_trylock(mutex) == 0) mutex_ = mutex;
     }
     ~RegistrationLock() {
         if (mutex_ != nullptr) pthread_mutex_unlock(mutex_);
@@ -216,15 +226,17 @@ int describe_dispatcher(const refscope_describe_api* api, refscope_describe_sink
         // snapshot goes without the dispatcher rather than wait for it.
         if (!lock.held()) return 0;
         g_dispatcher.kernel_types.clear();
-        g_dispatcher.interpreter_table = nullptr;
         refscope_node node = api->native_node(sink, "c10::Dispatcher", 0, dispatcher, 0);
         api->native_root(sink, node, "static c10::Dispatcher (PyTorch's operator registry)");
         const char* head = dispatcher + L.d_operators;
         const size_t count = read_at<size_t>(head, L.list_size);
         if (count > kMaxOperators) return 0;
         const auto* list_node = read_at<const char*>(head, 0);
-        // A sentinel whose first node does not point back at it is no list.
-        if (list_node == nullptr || read_at<const char*>(list_node, sizeof(void*)) != head) return 0;
+        const auto* last_node = read_at<const char*>(head, sizeof(void*));
+        // A sentinel whose first and last nodes do not link back is no list.
+        if (list_node == nullptr || last_node == nullptr || read_at<const char*>(list_node, sizeof(void*)) != head ||
+            read_at<const char*>(last_node, 0) != head)
+            return 0;
         for (size_t i = 0; i < count && list_node != nullptr && list_node != head; ++i) {
             describe_operator(api, sink, node, list_node + L.d_node_value);
             list_node = read_at<const char*>(list_node, 0);
@@ -233,6 +245,24 @@ int describe_dispatcher(const refscope_describe_api* api, refscope_describe_sink
     } catch (...) {  // std::bad_alloc: the walker discards this call's reports
         return -1;
     }
+}
+
+// The address range of the loaded segments of the shared object loaded at
+// `base` (begin == end == 0 if there is none).
+struct Segments {
+    uintptr_t base = 0, begin = 0, end = 0;
+};
+int find_segments(dl_phdr_info* info, size_t, void* data) {
+    auto* s = static_cast<Segments*>(data);
+    if (info->dlpi_addr != s->base) return 0;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const auto& ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_LOAD) continue;
+        const uintptr_t from = info->dlpi_addr + ph.p_vaddr, to = from + ph.p_memsz;
+        s->begin = s->begin == 0 ? from : std::min(s->begin, from);
+        s->end = std::max(s->end, to);
+    }
+    return 1;
 }
 
 // A symbol of `library` or of the libraries it loaded.
@@ -264,6 +294,12 @@ void recognise_torch_dispatcher(DescribeSession& session, const TorchLayout& lay
     g_dispatcher.layout = &layout;
     g_dispatcher.singleton = singleton;
     g_dispatcher.singleton_guard = guard;
+    Segments segments;
+    segments.base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+    dl_iterate_phdr(&find_segments, &segments);
+    if (segments.end == 0) return;
+    g_dispatcher.library_begin = segments.begin;
+    g_dispatcher.library_end = segments.end;
     g_dispatcher.key_name = reinterpret_cast<KeyName>(find_symbol(info.dli_fname, "_ZN3c108toStringENS_11DispatchKeyE"));
     Describer d;
     d.library = "torch";
