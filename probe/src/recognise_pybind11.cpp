@@ -50,7 +50,6 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
-#include <vector>
 
 #include "heap_walker.h"
 #include "python_text.h"
@@ -222,32 +221,6 @@ void note_record(PyObject* value, Pybind11Claims& claims) {
     claims.insert(f->m_self);
 }
 
-// Module-level functions (m.def): the values of every loaded module's dict,
-// and of the submodules those hold (def_submodule's need not be in
-// sys.modules). Bounded: a process with more modules than this is rare.
-void note_module_records(Pybind11Claims& claims) {
-    constexpr size_t kMaxModules = 1 << 16;
-    std::vector<PyObject*> pending;
-    std::unordered_set<PyObject*> seen;
-    Py_ssize_t pos = 0;
-    PyObject* key;
-    PyObject* value;
-    PyObject* modules = PyImport_GetModuleDict();
-    while (modules != nullptr && PyDict_Next(modules, &pos, &key, &value))
-        if (PyModule_Check(value)) pending.push_back(value);
-    while (!pending.empty() && seen.size() < kMaxModules) {
-        PyObject* module = pending.back();
-        pending.pop_back();
-        if (!seen.insert(module).second) continue;
-        PyObject* dict = PyModule_GetDict(module);
-        pos = 0;
-        while (dict != nullptr && PyDict_Next(dict, &pos, &key, &value)) {
-            if (PyModule_Check(value)) pending.push_back(value);
-            else note_record(value, claims);
-        }
-    }
-}
-
 // The internals behind the capsule of this release's id, or nullptr.
 pyd::internals* internals_in(PyObject* capsule) {
     if (!PyCapsule_IsValid(capsule, nullptr)) return nullptr;
@@ -263,7 +236,8 @@ pyd::internals* internals_in(PyObject* capsule) {
 }  // namespace
 
 void REFSCOPE_PASTE(recognise_pybind11_, REFSCOPE_PYBIND11_RELEASE)(DescribeSession& session,
-                                                                     Pybind11Claims& claims) {
+                                                                     Pybind11Claims& claims,
+                                                                     ModuleFunctions& functions) {
     g_state.internals = nullptr;
     g_state.records.clear();
     PyObject* capsule = find_pybind11_internals(PYBIND11_INTERNALS_ID);
@@ -295,7 +269,7 @@ void REFSCOPE_PASTE(recognise_pybind11_, REFSCOPE_PYBIND11_RELEASE)(DescribeSess
         PyObject* value;
         while (PyDict_Next(dict, &pos, &key, &value)) note_record(value, claims);
     }
-    note_module_records(claims);
+    for (PyObject* function : functions.get()) note_record(function, claims);
     if (g_state.records.empty()) return;
     Describer records;
     records.library = "pybind11";

@@ -7,6 +7,7 @@
 #include <Python.h>
 
 #include <unordered_set>
+#include <vector>
 
 namespace refscope::probe {
 
@@ -17,6 +18,20 @@ class DescribeSession;
 // both publish v4 on Python < 3.12) find the same capsule, and only the first
 // may describe it, or every reference it reports would be counted twice.
 using Pybind11Claims = std::unordered_set<PyObject*>;
+
+// The builtin functions in the dicts of every loaded module and of the
+// submodules those hold (def_submodule's need not be in sys.modules): where
+// m.def puts a cpp_function. Collected once per walk, the first time a
+// release's recogniser asks (recognise_pybind11_releases.cpp), and shared by
+// all of them.
+class ModuleFunctions {
+public:
+    const std::vector<PyObject*>& get();
+
+private:
+    bool collected_ = false;
+    std::vector<PyObject*> functions_;
+};
 
 // The capsule published under `compiled_id` (a PYBIND11_INTERNALS_ID) in the
 // interpreter's state dict (pybind11 >= 2.11 on Python >= 3.12, and 3.x) or

@@ -8,13 +8,15 @@
 // for each, defining the function named below.
 #include <cstring>
 #include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "describe_session.h"
 #include "python_text.h"
 #include "recognise_pybind11.h"
 
 #define REFSCOPE_PYBIND11_RELEASE(release) \
-    void recognise_pybind11_##release(DescribeSession& session, Pybind11Claims& claims);
+    void recognise_pybind11_##release(DescribeSession& session, Pybind11Claims& claims, ModuleFunctions& functions);
 
 namespace refscope::probe {
 
@@ -57,6 +59,32 @@ PyObject* find_in(PyObject* dict, const std::string& wanted) {
 
 }  // namespace
 
+const std::vector<PyObject*>& ModuleFunctions::get() {
+    if (collected_) return functions_;
+    collected_ = true;
+    constexpr size_t kMaxModules = 1 << 16;  // more than any process has
+    std::vector<PyObject*> pending;
+    std::unordered_set<PyObject*> seen;
+    Py_ssize_t pos = 0;
+    PyObject* key;
+    PyObject* value;
+    PyObject* modules = PyImport_GetModuleDict();
+    while (modules != nullptr && PyDict_Next(modules, &pos, &key, &value))
+        if (PyModule_Check(value)) pending.push_back(value);
+    while (!pending.empty() && seen.size() < kMaxModules) {
+        PyObject* module = pending.back();
+        pending.pop_back();
+        if (!seen.insert(module).second) continue;
+        PyObject* dict = PyModule_GetDict(module);
+        pos = 0;
+        while (dict != nullptr && PyDict_Next(dict, &pos, &key, &value)) {
+            if (PyModule_Check(value)) pending.push_back(value);
+            else if (PyCFunction_Check(value)) functions_.push_back(value);
+        }
+    }
+    return functions_;
+}
+
 PyObject* find_pybind11_internals(const char* compiled_id) {
     const std::string wanted = normalise_abi(compiled_id, std::strlen(compiled_id));
     if (PyObject* found = find_in(PyInterpreterState_GetDict(PyInterpreterState_Get()), wanted)) return found;
@@ -65,9 +93,10 @@ PyObject* find_pybind11_internals(const char* compiled_id) {
 
 void recognise_pybind11(DescribeSession& session) {
     Pybind11Claims claims;
+    ModuleFunctions functions;
 #if REFSCOPE_HAVE_PYBIND11
 #undef REFSCOPE_PYBIND11_RELEASE
-#define REFSCOPE_PYBIND11_RELEASE(release) recognise_pybind11_##release(session, claims);
+#define REFSCOPE_PYBIND11_RELEASE(release) recognise_pybind11_##release(session, claims, functions);
 #include "pybind11_releases.inc"
 #else
     (void)session;

@@ -24,7 +24,9 @@
 // docs/pytorch-internals.md has the facts behind every read. The Python
 // functions the C++ dispatcher holds are recognise_torch_dispatcher.cpp's.
 #include <dlfcn.h>
+#include <link.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
@@ -58,10 +60,10 @@ struct TorchState {
     bool maybe_owned = false;  // THPVariable.cdata is a MaybeOwned<Tensor>
     size_t tensor_ptr = 0, tensor_borrowed = 0, storage_ptr = 0;
     bool read_autograd = false;  // AutogradMeta's layout assumes the C++11 std::string
-    // torch.from_numpy's deleters: NumPy's ndarray type and the load address
-    // of libtorch_python, whose code the deleter is (both null: not read).
+    // torch.from_numpy's deleters: NumPy's ndarray type (null: not read) and
+    // libtorch_python, whose code the deleter is.
     PyTypeObject* ndarray = nullptr;
-    const void* python_library = nullptr;
+    TorchPythonLibrary python_library;
     // C++ objects whose out-edges this walk has reported (by whichever call
     // reported them first): the walker keeps only that call's edges. What a
     // call added is undone if the call fails (its reports are discarded).
@@ -76,21 +78,49 @@ struct TorchState {
 };
 TorchState g_torch;
 
-}  // namespace
-
-bool torch_python_library(PyObject* c_module, Dl_info& info) {
-    PyObject* init = dict_find_str(c_module, "_initExtension");
-    return init != nullptr && PyCFunction_Check(init) &&
-           dladdr(reinterpret_cast<const void*>(PyCFunction_GET_FUNCTION(init)), &info) != 0 &&
-           info.dli_fname != nullptr;
-}
-
+// Whether `address` lies in a loaded shared object (dladdr only looks the
+// address up in the loader's tables; it reads nothing there).
 bool in_loaded_library(const void* address) {
     Dl_info info;
     return address != nullptr && dladdr(address, &info) != 0 && info.dli_fname != nullptr;
 }
 
-namespace {
+// dl_iterate_phdr's callback: the range of the PT_LOAD segments of the
+// object loaded at `data`'s base.
+struct SegmentSearch {
+    uintptr_t base = 0, begin = 0, end = 0;
+};
+int find_segments(dl_phdr_info* info, size_t, void* data) {
+    auto* s = static_cast<SegmentSearch*>(data);
+    if (info->dlpi_addr != s->base) return 0;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const auto& ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_LOAD) continue;
+        const uintptr_t from = info->dlpi_addr + ph.p_vaddr, to = from + ph.p_memsz;
+        s->begin = s->begin == 0 ? from : std::min(s->begin, from);
+        s->end = std::max(s->end, to);
+    }
+    return 1;
+}
+
+// libtorch_python, through a function of torch._C it defines; empty (path
+// "", range 0..0) if it cannot be told.
+TorchPythonLibrary find_torch_python(PyObject* c_module) {
+    TorchPythonLibrary library;
+    PyObject* init = dict_find_str(c_module, "_initExtension");
+    Dl_info info;
+    if (init == nullptr || !PyCFunction_Check(init) ||
+        dladdr(reinterpret_cast<const void*>(PyCFunction_GET_FUNCTION(init)), &info) == 0 || info.dli_fname == nullptr)
+        return library;
+    SegmentSearch search;
+    search.base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+    dl_iterate_phdr(&find_segments, &search);
+    if (search.end == 0) return library;
+    library.path = info.dli_fname;
+    library.begin = search.begin;
+    library.end = search.end;
+    return library;
+}
 
 // The RTTI name of a polymorphic C++ object ("N3c1010TensorImplE"), read from
 // its vtable; nullptr unless it is in one of PyTorch's namespaces. Objects
@@ -230,11 +260,9 @@ void report_preserved(const refscope_describe_api* api, refscope_describe_sink* 
 void report_numpy_owner(const refscope_describe_api* api, refscope_describe_sink* sink, refscope_node node,
                         const void* data, const char* context) {
     const TorchLayout& L = *g_torch.layout;
-    if (g_torch.ndarray == nullptr || g_torch.python_library == nullptr || L.ctx_deleter == 0) return;
+    if (g_torch.ndarray == nullptr || L.ctx_deleter == 0) return;
     if (read_at<const void*>(context, L.ctx_ptr) != data) return;
-    const auto* manager = read_at<const void*>(context, L.ctx_deleter + L.fn_manager);
-    Dl_info info;
-    if (manager == nullptr || dladdr(manager, &info) == 0 || info.dli_fbase != g_torch.python_library) return;
+    if (!g_torch.python_library.contains(read_at<const void*>(context, L.ctx_deleter + L.fn_manager))) return;
     const auto* array = read_at<const char*>(context, L.ctx_deleter);
     if (array == nullptr || reinterpret_cast<uintptr_t>(array) % alignof(PyObject) != 0) return;
     if (read_at<const PyTypeObject*>(array, offsetof(PyObject, ob_type)) != g_torch.ndarray) return;
@@ -427,8 +455,7 @@ void recognise_torch(DescribeSession& session) {
     PyObject* numpy = loaded_module_dict("numpy");
     PyObject* ndarray = numpy != nullptr ? dict_find_str(numpy, "ndarray") : nullptr;
     g_torch.ndarray = ndarray != nullptr && PyType_Check(ndarray) ? reinterpret_cast<PyTypeObject*>(ndarray) : nullptr;
-    Dl_info info;
-    g_torch.python_library = torch_python_library(module, info) ? info.dli_fbase : nullptr;
+    g_torch.python_library = find_torch_python(module);
     Describer d;
     d.library = "torch";
     d.describe_instance = &describe_tensor;
@@ -444,7 +471,8 @@ void recognise_torch(DescribeSession& session) {
         s.describe_instance = &describe_storage_object;
         session.add(storage, s);
     }
-    recognise_torch_dispatcher(session, L, module, g_torch.read_autograd);
+    if (!g_torch.python_library.path.empty())
+        recognise_torch_dispatcher(session, L, g_torch.python_library, g_torch.read_autograd);
 }
 
 }  // namespace refscope::probe

@@ -1,13 +1,14 @@
 // What the PyTorch recogniser's two files share (recognise_torch.cpp: tensors
 // and storages; recognise_torch_dispatcher.cpp: the dispatcher's Python
-// kernels): unaligned reads and where libraries are.
+// kernels): unaligned reads and where libtorch_python is.
 #pragma once
 
 #include <Python.h>
-#include <dlfcn.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "torch_layout.h"
 
@@ -22,20 +23,25 @@ T read_at(const void* base, size_t offset) {
     return value;
 }
 
-// Whether `address` lies in a loaded shared object (dladdr only looks the
-// address up in the loader's tables; it reads nothing there).
-bool in_loaded_library(const void* address);
-
-// Where libtorch_python is loaded (its path and base address), found through
-// a function of torch._C it defines; false if it cannot be told.
-bool torch_python_library(PyObject* c_module, Dl_info& info);
+// Where libtorch_python is loaded: its path (for symbol look-ups, which also
+// reach the libraries it loaded) and the address range of its segments, so
+// that "is this code or data of libtorch_python" is a comparison, not a
+// loader call (recognise_torch.cpp finds it once per walk).
+struct TorchPythonLibrary {
+    std::string path;
+    uintptr_t begin = 0, end = 0;
+    bool contains(const void* address) const {
+        const auto at = reinterpret_cast<uintptr_t>(address);
+        return at >= begin && at < end;
+    }
+};
 
 // Registers the heap callback that reports the Python callables PyTorch's
 // dispatcher holds (torch.library kernels), for the release `layout`
-// describes; `c_module` is torch._C, through which the dispatcher is found.
-// `same_abi`: torch was built with the std::string ABI the layout was
-// measured with (torch._C._GLIBCXX_USE_CXX11_ABI); if not, nothing is read.
-void recognise_torch_dispatcher(DescribeSession& session, const TorchLayout& layout, PyObject* c_module,
-                                bool same_abi);
+// describes, found through `library`. `same_abi`: torch was built with the
+// std::string ABI the layout was measured with
+// (torch._C._GLIBCXX_USE_CXX11_ABI); if not, nothing is read.
+void recognise_torch_dispatcher(DescribeSession& session, const TorchLayout& layout,
+                                const TorchPythonLibrary& library, bool same_abi);
 
 }  // namespace refscope::probe

@@ -21,7 +21,6 @@
 // Offsets come from torch_layout.h (measured from the release's headers);
 // docs/pytorch-internals.md, section 7, has the facts behind them.
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 
 #include <algorithm>
@@ -56,8 +55,7 @@ struct DispatcherState {
     const char* const* singleton = nullptr;
     const unsigned char* singleton_guard = nullptr;
     KeyName key_name = nullptr;
-    // libtorch_python's loaded segments.
-    uintptr_t library_begin = 0, library_end = 0;
+    TorchPythonLibrary library;
     // Per walk: kernel vtable -> PythonKernelHolder's RTTI name or nullptr.
     std::unordered_map<const void*, const char*> kernel_types;
 };
@@ -111,9 +109,7 @@ const char* python_kernel(const void* functor) {
 // a thread loading a library holds the loader's lock while the library
 // registers its operators, which waits for that mutex.
 bool python_interpreter(const char* interpreter) {
-    if (interpreter == nullptr) return false;
-    const auto table = reinterpret_cast<uintptr_t>(read_at<const void*>(interpreter, 0));
-    return table >= g_dispatcher.library_begin && table < g_dispatcher.library_end;
+    return interpreter != nullptr && g_dispatcher.library.contains(read_at<const void*>(interpreter, 0));
 }
 
 // Calls `visit(functor, newest)` with the OperatorKernel of every kernel
@@ -247,24 +243,6 @@ int describe_dispatcher(const refscope_describe_api* api, refscope_describe_sink
     }
 }
 
-// The address range of the loaded segments of the shared object loaded at
-// `base` (begin == end == 0 if there is none).
-struct Segments {
-    uintptr_t base = 0, begin = 0, end = 0;
-};
-int find_segments(dl_phdr_info* info, size_t, void* data) {
-    auto* s = static_cast<Segments*>(data);
-    if (info->dlpi_addr != s->base) return 0;
-    for (int i = 0; i < info->dlpi_phnum; ++i) {
-        const auto& ph = info->dlpi_phdr[i];
-        if (ph.p_type != PT_LOAD) continue;
-        const uintptr_t from = info->dlpi_addr + ph.p_vaddr, to = from + ph.p_memsz;
-        s->begin = s->begin == 0 ? from : std::min(s->begin, from);
-        s->end = std::max(s->end, to);
-    }
-    return 1;
-}
-
 // A symbol of `library` or of the libraries it loaded.
 void* find_symbol(const char* library, const char* symbol) {
     void* handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD);
@@ -276,31 +254,25 @@ void* find_symbol(const char* library, const char* symbol) {
 
 }  // namespace
 
-void recognise_torch_dispatcher(DescribeSession& session, const TorchLayout& layout, PyObject* c_module,
-                                bool same_abi) {
+void recognise_torch_dispatcher(DescribeSession& session, const TorchLayout& layout,
+                                const TorchPythonLibrary& library, bool same_abi) {
     g_dispatcher = DispatcherState{};
     // A layout measured without the dispatcher, or torch built with the other
     // std::string ABI (PyPI's wheels before 2.7): OperatorName's strings,
     // and with them every offset after them, and std::list's size field
     // differ, so nothing of the dispatcher is read.
     if (layout.slot_size == 0 || !same_abi) return;
-    // libtorch_python: its symbol lookup reaches libtorch_cpu and libc10,
+    // libtorch_python's symbol look-up reaches libtorch_cpu and libc10,
     // which it loaded.
-    Dl_info info;
-    if (!torch_python_library(c_module, info)) return;
-    auto* singleton = static_cast<const char* const*>(find_symbol(info.dli_fname, "_ZZN3c1010Dispatcher9singletonEvE1s"));
-    auto* guard = static_cast<const unsigned char*>(find_symbol(info.dli_fname, "_ZGVZN3c1010Dispatcher9singletonEvE1s"));
+    const char* path = library.path.c_str();
+    auto* singleton = static_cast<const char* const*>(find_symbol(path, "_ZZN3c1010Dispatcher9singletonEvE1s"));
+    auto* guard = static_cast<const unsigned char*>(find_symbol(path, "_ZGVZN3c1010Dispatcher9singletonEvE1s"));
     if (singleton == nullptr || guard == nullptr) return;
     g_dispatcher.layout = &layout;
     g_dispatcher.singleton = singleton;
     g_dispatcher.singleton_guard = guard;
-    Segments segments;
-    segments.base = reinterpret_cast<uintptr_t>(info.dli_fbase);
-    dl_iterate_phdr(&find_segments, &segments);
-    if (segments.end == 0) return;
-    g_dispatcher.library_begin = segments.begin;
-    g_dispatcher.library_end = segments.end;
-    g_dispatcher.key_name = reinterpret_cast<KeyName>(find_symbol(info.dli_fname, "_ZN3c108toStringENS_11DispatchKeyE"));
+    g_dispatcher.library = library;
+    g_dispatcher.key_name = reinterpret_cast<KeyName>(find_symbol(path, "_ZN3c108toStringENS_11DispatchKeyE"));
     Describer d;
     d.library = "torch";
     d.describe_heap = &describe_dispatcher;

@@ -14,6 +14,7 @@ namespace {
 using format::EdgeKind;
 using testing::Analysis;
 using testing::contains;
+using testing::rows_of;
 using testing::SnapshotBuilder;
 
 TEST(LeakSuspects, InterpreterTypeRetainingALotIsEvidenceNotNoise) {
@@ -112,12 +113,7 @@ TEST(LeakSuspects, ClassCyclesHeldByTheInterpreterAreNoiseAUsersAreNot) {
     const Analysis a(b.build());
     ASSERT_EQ(a.cycles.count(), 2u);
     const LeakSuspects suspects(a.inputs());
-    const SuspectGroup* high = nullptr;
-    const SuspectGroup* low = nullptr;
-    for (const SuspectGroup& g : suspects.groups()) {
-        if (g.type != "type") continue;
-        (g.confidence == SuspectConfidence::High ? high : low) = &g;
-    }
+    const auto [high, low] = rows_of(suspects, "type");
     ASSERT_NE(high, nullptr);
     ASSERT_NE(low, nullptr);
     EXPECT_EQ(high->objects, 1u);
@@ -149,12 +145,7 @@ TEST(LeakSuspects, ModuleGlobalsHeldFromCAreStaticStateOthersAreNot) {
     const uint32_t stray = b.node("torch.dtype", 3, "stray", 88, 0, "torch");
     const Analysis a(b.build());
     const LeakSuspects suspects(a.inputs());
-    const SuspectGroup* high = nullptr;
-    const SuspectGroup* low = nullptr;
-    for (const SuspectGroup& g : suspects.groups()) {
-        if (g.type != "torch.dtype") continue;
-        (g.confidence == SuspectConfidence::High ? high : low) = &g;
-    }
+    const auto [high, low] = rows_of(suspects, "torch.dtype");
     ASSERT_NE(high, nullptr);
     ASSERT_NE(low, nullptr);
     EXPECT_EQ(high->objects, 1u);
@@ -179,12 +170,7 @@ TEST(LeakSuspects, MetaclassesHeldFromCAreStaticStateClassesAreNot) {
     const uint32_t plugin = b.node("type", 2, "app.Plugin", 900, format::kNodeTypeObject);
     const Analysis a(b.build());
     const LeakSuspects suspects(a.inputs());
-    const SuspectGroup* high = nullptr;
-    const SuspectGroup* low = nullptr;
-    for (const SuspectGroup& g : suspects.groups()) {
-        if (g.type != "type") continue;
-        (g.confidence == SuspectConfidence::High ? high : low) = &g;
-    }
+    const auto [high, low] = rows_of(suspects, "type");
     ASSERT_NE(high, nullptr);
     ASSERT_NE(low, nullptr);
     EXPECT_EQ(high->representative, plugin);

@@ -1,5 +1,6 @@
 // What the leak-suspects tests share: every analysis the suspects read, for
-// one hand-built snapshot, and a substring check for their sentences.
+// one hand-built snapshot, a type's two rows, and a substring check for
+// their sentences.
 #pragma once
 
 #include <string>
@@ -28,6 +29,18 @@ struct Analysis {
     analysis::DominatorTree dominators;
     analysis::Cycles cycles;
 };
+
+// A type name's high- and low-confidence rows (nullptr where it has none).
+inline std::pair<const analysis::SuspectGroup*, const analysis::SuspectGroup*> rows_of(
+    const analysis::LeakSuspects& suspects, std::string_view type) {
+    const analysis::SuspectGroup* high = nullptr;
+    const analysis::SuspectGroup* low = nullptr;
+    for (const analysis::SuspectGroup& g : suspects.groups()) {
+        if (g.type != type) continue;
+        (g.confidence == analysis::SuspectConfidence::High ? high : low) = &g;
+    }
+    return {high, low};
+}
 
 inline bool contains(const std::string& text, std::string_view part) {
     return text.find(part) != std::string::npos;

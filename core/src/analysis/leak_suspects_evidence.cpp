@@ -92,11 +92,15 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
     // whose one instance is a C static): an extension's static type is
     // named after its module, which is loaded. Static types are told apart
     // by the probe's kNodeStaticType flag on the type object's node.
+    // The same pass notes which types have classes as instances (metatypes,
+    // below).
+    std::vector<uint8_t> makes_classes(type_count + 1, 0);
     {
         std::unordered_set<std::string_view> loaded_modules;
         std::unordered_set<uint64_t> static_type_addresses;
         for (uint32_t node = 0; node < n_nodes; ++node) {
             const uint8_t flags = s.node_flags[node];
+            if (flags & format::kNodeTypeObject) makes_classes[std::min<size_t>(s.node_type[node], type_count)] = 1;
             if ((flags & format::kNodeTypeObject) && (flags & format::kNodeStaticType)) {
                 static_type_addresses.insert(s.node_address[node]);
             } else if (is_module_type[std::min<size_t>(s.node_type[node], type_count)] &&
@@ -130,11 +134,8 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
     // make classes with them keep them in C statics: infrastructure, not a
     // leak (a class made per request still shows as growth).
     std::unordered_set<uint64_t> metatype_addresses;
-    for (uint32_t node = 0; node < n_nodes; ++node) {
-        const uint32_t t = s.node_type[node];
-        if ((s.node_flags[node] & format::kNodeTypeObject) && t < type_count)
-            metatype_addresses.insert(s.types[t].type_address);
-    }
+    for (uint32_t t = 0; t < type_count; ++t)
+        if (makes_classes[t]) metatype_addresses.insert(s.types[t].type_address);
     const auto is_noise_holder = [&](uint32_t node) {
         if (dom.retained_size(node) >= options.noise_retained_limit) return false;
         if (module_global[node]) return true;
