@@ -54,6 +54,12 @@ RootReport root_report(const Snapshot& s, const RootRef& root) {
     return r;
 }
 
+FinalizerReport finalizer_report(const Snapshot& s, const RootClasses& roots, const FinalizerTrap& trap) {
+    return {std::string(trap_holder_name(trap.via)), describe_finalizer_trap(s, trap), finalizer_path_note(s, trap),
+            node_report(s, roots, trap.referent), node_report(s, roots, trap.weakref),
+            node_report(s, roots, trap.callback), node_report(s, roots, trap.holder)};
+}
+
 HopReport hop_report(const Snapshot& s, const RootClasses& roots, uint32_t edge, uint32_t node) {
     HopReport hop;
     hop.edge = describe_edge(s, edge);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "refscope/analysis/finalizer_traps.h"
 #include "refscope/analysis/graph_index.h"
 #include "refscope/analysis/retention_paths.h"
 #include "refscope/analysis/root_classes.h"
@@ -40,6 +41,8 @@ HopReport hop_report(const Snapshot& s, const analysis::RootClasses& roots, uint
                      uint32_t node);
 std::vector<HopReport> hops_along(const Snapshot& s, const analysis::RootClasses& roots,
                                   const std::vector<uint32_t>& edges);
+FinalizerReport finalizer_report(const Snapshot& s, const analysis::RootClasses& roots,
+                                 const analysis::FinalizerTrap& trap);
 // Reads a snapshot other than options.file (diff B and C, suspects
 // --baseline/--third): a ReadError then names that file, not the first one.
 Snapshot read_other_snapshot(const std::string& path);

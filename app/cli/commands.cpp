@@ -167,6 +167,7 @@ PathReport make_path(const CliOptions& options, const Snapshot& s, const Analysi
         r.root = root_report(s, s.roots[path->root_record]);
         r.root_node = node_report(s, a.roots, path->root_node);
         r.hops = hops_along(s, a.roots, path->edges);
+        if (const auto trap = finalizer_trap_on_path(a.index, *path)) r.finalizer = finalizer_report(s, a.roots, *trap);
         return r;
     }
     const NoPathExplanation why = a.paths.explain_unreachable(target);

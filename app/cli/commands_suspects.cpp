@@ -139,6 +139,10 @@ void write_json(const CliOptions& options, const std::string& file, const Snapsh
         json.field("survivor_bytes", g.survivor_bytes);
         json.field("large_objects", g.large_objects);
         json.field("largest_retained", g.largest_retained);
+        json.field("finalizer_objects", g.finalizer_objects);
+        json.key("finalizer");
+        write_finalizer(json, g.finalizer_objects > 0 ? std::optional(finalizer_report(s, roots, g.finalizer_trap))
+                                                       : std::nullopt);
         json.end_object();
     }
     json.end_array();

@@ -91,7 +91,9 @@ each hop with its edge label, e.g.
 With --type, the instance of NAME (exact type name, e.g. app.Leaky) nearest to
 a root, and how many instances there are. An object with no path gets an
 explanation: its own unexplained surplus, or the nearest object with
-unexplained surplus that retains it.
+unexplained surplus that retains it. A path through the state of a finalizer
+waiting for an object further along it gets a note: while the path holds
+that object, the finalizer never runs.
 
   --to ADDRESS   the object at ADDRESS
   --type NAME    the nearest instance of type NAME
@@ -187,7 +189,9 @@ instances of NAME (no path first, then unexplained surplus, then farthest).
 What is leaking? One row per type, ranked, with every kind of evidence
 against its objects in plain words: unexplained surplus, unreachable (and
 the holder keeping them), members of uncollectable cycles, growth since a
-baseline, survivors of the three-snapshot technique, large retained size.
+baseline, survivors of the three-snapshot technique, large retained size,
+and objects kept alive only by their own finalizer (a weak-reference callback
+or weakref.finalize whose state holds what it waits for: it never runs).
 Rows that are probably static state held from C (the interpreter's or an
 extension's: interned strings, static types, module globals), or only large, are
 "low" confidence and come last (docs/leak-suspects.md).

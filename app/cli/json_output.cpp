@@ -175,6 +175,24 @@ void write_json(const RootsReport& r, std::ostream& out) {
     json.end_object();
 }
 
+void write_finalizer(JsonWriter& json, const std::optional<FinalizerReport>& finalizer) {
+    if (!finalizer) {
+        json.null();
+        return;
+    }
+    json.begin_object();
+    json.field("via", finalizer->via);
+    json.field("text", finalizer->text);
+    for (const auto& [key, node] : {std::pair<const char*, const NodeReport*>{"referent", &finalizer->referent},
+                                    {"weakref", &finalizer->weakref},
+                                    {"callback", &finalizer->callback},
+                                    {"holder", &finalizer->holder}}) {
+        json.key(key);
+        write_node(json, *node);
+    }
+    json.end_object();
+}
+
 void write_json(const PathReport& r, std::ostream& out) {
     JsonWriter json(out);
     begin_report(json, "path", r.file);
@@ -189,6 +207,8 @@ void write_json(const PathReport& r, std::ostream& out) {
     }
     json.key("hops");
     write_hops(json, r.hops);
+    json.key("finalizer");
+    write_finalizer(json, r.finalizer);
     // Not found: why, as a sentence (explanation) and as data (the rest).
     json.key("explanation");
     if (r.found) {

@@ -2,6 +2,7 @@
 // field, in docs/cli.md: change both together.
 #pragma once
 
+#include <optional>
 #include <ostream>
 
 #include "json_writer.h"
@@ -11,6 +12,9 @@ namespace refscope::cli {
 
 // One object of a report as a JSON object (the shape docs/cli.md calls "node").
 void write_node(JsonWriter& json, const NodeReport& node);
+
+// A finalizer trap as docs/cli.md's "finalizer" object, or null.
+void write_finalizer(JsonWriter& json, const std::optional<FinalizerReport>& finalizer);
 
 void write_json(const InfoReport& report, std::ostream& out);
 void write_json(const SummaryReport& report, std::ostream& out);

@@ -78,6 +78,17 @@ struct RootsReport {
     uint64_t invalid_root_records = 0;
 };
 
+// An object its own finalizer keeps alive (analysis/finalizer_traps.h).
+struct FinalizerReport {
+    std::string via;   // trap_holder_name()
+    std::string text;  // describe_finalizer_trap()
+    std::string note;  // finalizer_path_note()
+    NodeReport referent;
+    NodeReport weakref;
+    NodeReport callback;
+    NodeReport holder;
+};
+
 struct PathReport {
     std::string file;
     bool found = false;
@@ -86,6 +97,9 @@ struct PathReport {
     std::optional<RootReport> root;
     NodeReport root_node;
     std::vector<HopReport> hops;  // after root_node; empty when the target is a root
+    // The path runs through the state of a finalizer waiting for an object
+    // further along it.
+    std::optional<FinalizerReport> finalizer;
     // not found:
     std::string reason;  // reason_name()
     std::string explanation;

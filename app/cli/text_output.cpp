@@ -200,6 +200,9 @@ void write_text(const PathReport& r, std::ostream& out) {
     out << "root: " << root_text(*r.root) << '\n';
     out << plural(r.hops.size(), "hop", "hops") << " from the root:\n";
     print_hops(out, &r.root_node, "(root)", r.hops);
+    if (r.finalizer) {
+        out << '\n' << r.finalizer->note << '\n';
+    }
 }
 
 void write_text(const ReferrersReport& r, std::ostream& out) {

@@ -1,7 +1,8 @@
 // Path text: the exact chain the CLI's `path` prints for known paths (an
 // interpreter root and a thread-stack root), the plain-words explanations
 // when there is no path (unexplained surplus, held by such a holder, a cycle
-// closed by a GC-invisible edge), the HTML form, and PathModel.
+// closed by a GC-invisible edge), the note on a path through a finalizer's
+// state, the HTML form, and PathModel.
 #include <QAbstractItemModelTester>
 #include <QtTest>
 
@@ -23,6 +24,7 @@ private slots:
     void noPathHeldByAnUnexplainedHolder();
     void noPathInACycleTheCollectorCannotSee();
     void gcInvisibleEdgesOnAPathAreMarked();
+    void aPathThroughAFinalizersStateIsNoted();
     void pathModelRows();
     void nothingForBadIds();
 };
@@ -43,6 +45,7 @@ void RetentionPathTextTest::chainFromAnInterpreterRoot() {
              QString::fromUtf8("sys.modules \u2192 dict (len=1) \u2192 ['app'] \u2192 module app \u2192 .__dict__ \u2192 "
                                "dict (len=2) \u2192 ['cache'] \u2192 app.Cache @ 0x7f0000001140"));
     QVERIFY(path.explanation.isEmpty());
+    QVERIFY(path.finalizerNote.isEmpty());
 }
 
 void RetentionPathTextTest::chainFromAThreadStackRoot() {
@@ -128,6 +131,33 @@ void RetentionPathTextTest::gcInvisibleEdgesOnAPathAreMarked() {
     QVERIFY2(html.contains("(GC-invisible)"), qPrintable(html));
     QVERIFY2(html.contains("&lt;native: std::shared_ptr&lt;Thing&gt;&gt;"), qPrintable(html));
     QVERIFY2(html.contains(QString("href=\"refscope:node/%1\"").arg(held)), qPrintable(html));
+}
+
+// weakref.finalize(model, f, graph): finalize._registry[F] = info, info holds
+// the weakref (callback F) and, through .args, the model it waits for.
+void RetentionPathTextTest::aPathThroughAFinalizersStateIsNoted() {
+    testing::SnapshotBuilder b;
+    const uint32_t registry = b.node("dict", 1);
+    b.root(registry, format::RootKind::Interpreter, "finalize._registry");
+    const uint32_t finalizer = b.node("weakref.finalize", 2, {}, 32, format::kNodeGcTracked, "weakref");
+    const uint32_t info = b.node("weakref.finalize._Info", 1, {}, 80, format::kNodeGcTracked, "weakref");
+    b.dict_item(registry, finalizer, info);
+    const uint32_t weakref = b.node("weakref.ReferenceType");
+    b.edge(info, weakref, format::EdgeKind::Slot, b.string_id("weakref"));
+    b.edge(weakref, finalizer, format::EdgeKind::Field, b.string_id("__callback__"));
+    const uint32_t args = b.node("tuple");
+    b.edge(info, args, format::EdgeKind::Slot, b.string_id("args"));
+    const uint32_t model = b.node("app.Model", 1, {}, 64, format::kNodeGcTracked, "app");
+    b.edge(args, model, format::EdgeKind::Index, 0);
+    b.edge(weakref, model, format::EdgeKind::Weak, 0, 0);
+    const AnalysisPtr a = test_fixture::analyse(b.build());
+    const PathDescription path = describe_path(*a, model);
+    QVERIFY(path.hasPath);
+    QVERIFY2(path.finalizerNote.startsWith("finalizer trap: this path runs through weakref.finalize._Info @ "),
+             qPrintable(path.finalizerNote));
+    QVERIFY(path.finalizerNote.contains("waiting for app.Model @ "));
+    QVERIFY(path_as_text(path).endsWith("\n\n" + path.finalizerNote));
+    QVERIFY(path_as_html(path).contains(path.finalizerNote.toHtmlEscaped()));
 }
 
 void RetentionPathTextTest::pathModelRows() {

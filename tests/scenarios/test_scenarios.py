@@ -133,6 +133,26 @@ class Scenarios(unittest.TestCase):
         self.assertFalse(any("TraversedWrapper" in c["reason"] for c in report["cycles"]
                              if "UntraversedWrapper" not in c["reason"]))
 
+    def test_g_a_finalizer_holding_its_object_is_named(self):
+        info = run_program("finalizer_registry.py", self.workdir)
+        _, path = cli_json("path", info["snapshot"], "--to", info["address"])
+        self.assertTrue(path["found"], path.get("explanation"))
+        self.assertIn("['_registry']", hop_edges(path))
+        self.assertIn(".args", hop_edges(path))
+        trap = path["finalizer"]
+        self.assertIsNotNone(trap, json.dumps(path["hops"], indent=1)[:3000])
+        self.assertEqual(trap["via"], "finalizer entry")
+        self.assertEqual(trap["referent"]["address"], info["address"])
+        self.assertEqual(trap["holder"]["type"], "weakref.finalize._Info")
+        self.assertEqual(trap["callback"]["type"], "weakref.finalize")
+        # The leak is the first suspect, and says why.
+        _, suspects = cli_json("suspects", info["snapshot"], "--top", "3")
+        first = suspects["rows"][0]
+        self.assertEqual((first["type"], first["confidence"]), (info["type"], "high"), suspects["rows"])
+        self.assertIn("own finalizer", first["kinds"])
+        self.assertEqual(first["finalizer"]["holder"]["address"], trap["holder"]["address"])
+        self.assertIn("waiting for " + info["type"], first["reason"])
+
 
 if __name__ == "__main__":
     unittest.main()

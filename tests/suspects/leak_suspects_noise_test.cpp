@@ -67,7 +67,7 @@ TEST(LeakSuspects, SurplusOnAHeapTypeFromAStdlibModuleIsNoise) {
 // whose one instance is a C static); no module `Token` is loaded, so its
 // surplus is the interpreter's. An extension's static type is named after
 // its module, which is loaded: its instance held from C stays a suspect.
-TEST(LeakSuspects, StaticTypesOfNoLoadedModuleAreNoiseAnExtensionsAreNot) {
+TEST(LeakSuspects, StaticTypesOfNoLoadedModuleOrKeptByTheirExtensionAreNoiseExportedOnesAreNot) {
     SnapshotBuilder b;
     constexpr uint8_t kStaticType = format::kNodeTypeObject | format::kNodeStaticType;
     const auto static_type = [&b](const std::string& name, const std::string& module) {
@@ -75,18 +75,27 @@ TEST(LeakSuspects, StaticTypesOfNoLoadedModuleAreNoiseAnExtensionsAreNot) {
         b.root(t, format::RootKind::Interpreter, "static type " + name, 0);
         b.type(name, module);
         b.snapshot().types[b.type(name)].type_address = SnapshotBuilder::address_of(t);
+        return t;
     };
     static_type("Token.MISSING", "Token");
-    static_type("_ext.Handle", "_ext");
+    const uint32_t handle = static_type("_ext.Handle", "_ext");
+    static_type("_ext.Enum", "_ext");  // kept to itself: no namespace holds it
     const uint32_t modules = b.node("dict", 1, "sys.modules", 1200);
     b.root(modules, format::RootKind::Interpreter, "sys.modules");
-    b.dict_item(modules, b.str("_ext", 1), b.node("module", 1, "_ext", 72));
+    const uint32_t ext = b.node("module", 1, "_ext", 72);
+    b.dict_item(modules, b.str("_ext", 1), ext);
+    const uint32_t ext_dict = b.node("dict", 1, "len 1", 300);
+    b.edge(ext, ext_dict, EdgeKind::Field, b.string_id("__dict__"));
+    b.dict_item(ext_dict, b.str("Handle", 1), handle);  // exported: _ext.Handle
     b.node("Token.MISSING", 2, {}, 16, 0, "Token");
     b.node("_ext.Handle", 2, {}, 48, 0, "_ext");
+    b.node("_ext.Enum", 2, {}, 40, 0, "_ext");
     const Analysis a(b.build());
     const LeakSuspects suspects(a.inputs());
     ASSERT_NE(suspects.find("Token.MISSING"), nullptr);
     EXPECT_EQ(suspects.find("Token.MISSING")->confidence, SuspectConfidence::Low);
+    ASSERT_NE(suspects.find("_ext.Enum"), nullptr);
+    EXPECT_EQ(suspects.find("_ext.Enum")->confidence, SuspectConfidence::Low);
     ASSERT_NE(suspects.find("_ext.Handle"), nullptr);
     EXPECT_EQ(suspects.find("_ext.Handle")->confidence, SuspectConfidence::High);
     EXPECT_EQ(suspects.high_confidence_count(), 1u);

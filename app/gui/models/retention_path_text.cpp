@@ -2,6 +2,7 @@
 
 #include "models/cell_text.h"
 #include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/finalizer_traps.h"
 
 namespace refscope::app {
 
@@ -61,6 +62,8 @@ PathDescription describe_path(const SnapshotAnalysis& analysis, uint32_t node) {
         path.rootClass = root_class_text(s, root);
         path.hops.push_back(hop_along(s, kNoEdge, found->root_node));
         for (uint32_t e : found->edges) path.hops.push_back(hop_along(s, e, s.edge_target[e]));
+        if (const auto trap = finalizer_trap_on_path(analysis.index(), *found))
+            path.finalizerNote = QString::fromStdString(finalizer_path_note(s, *trap));
         return path;
     }
     const NoPathExplanation why = paths.explain_unreachable(node);
@@ -78,7 +81,9 @@ PathDescription describe_path(const SnapshotAnalysis& analysis, uint32_t node) {
 QString path_as_text(const PathDescription& path) {
     if (path.target == kNoNode) return {};
     if (path.hasPath) {
-        return chain_text(path.rootLabel + QString::fromUtf16(kArrow) + path.hops.front().object, path.hops);
+        QString text = chain_text(path.rootLabel + QString::fromUtf16(kArrow) + path.hops.front().object, path.hops);
+        if (!path.finalizerNote.isEmpty()) text += QStringLiteral("\n\n") + path.finalizerNote;
+        return text;
     }
     QString text = path.targetText + QStringLiteral(": ") + path.explanation;
     if (!path.hops.empty()) {
@@ -98,9 +103,12 @@ QString path_as_html(const PathDescription& path) {
         return start;
     };
     if (path.hasPath) {
-        return chain(QStringLiteral("<b>%1</b> <span style=\"color:gray\">(%2 root)</span>")
-                         .arg(path.rootLabel.toHtmlEscaped(), path.rootClass.toHtmlEscaped()) +
-                     arrow + node_link(path.hops.front()));
+        QString html = chain(QStringLiteral("<b>%1</b> <span style=\"color:gray\">(%2 root)</span>")
+                                 .arg(path.rootLabel.toHtmlEscaped(), path.rootClass.toHtmlEscaped()) +
+                             arrow + node_link(path.hops.front()));
+        if (!path.finalizerNote.isEmpty())
+            html += QStringLiteral("<br><b style=\"color:#b01e1e\">%1</b>").arg(path.finalizerNote.toHtmlEscaped());
+        return html;
     }
     PathHop target;
     target.node = path.target;

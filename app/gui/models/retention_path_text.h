@@ -47,15 +47,20 @@ struct PathDescription {
     // otherwise hops is empty.
     QString explanation;
     std::vector<PathHop> hops;
+    // hasPath: the path runs through the state of a finalizer waiting for an
+    // object further along it (analysis::finalizer_path_note), else empty.
+    QString finalizerNote;
 };
 
 // kNoNode or an id out of range gives an empty description (no path, no
 // explanation).
 PathDescription describe_path(const analysis::SnapshotAnalysis& analysis, uint32_t node);
 
-// The CLI's one-line chain; with no path, "<target>: <explanation>" and, when
-// a holder retains it, after a blank line, "held through: <chain from the
-// holder>" (the first lines `refscope-cli path` prints, word for word).
+// The CLI's one-line chain, and after a blank line the finalizer note when
+// there is one (the CLI prints it after its table); with no path,
+// "<target>: <explanation>" and, when a holder retains it, after a blank
+// line, "held through: <chain from the holder>" (the first lines
+// `refscope-cli path` prints, word for word).
 QString path_as_text(const PathDescription& path);
 
 // The same for a rich-text label: the root label in bold, edges in a

@@ -55,6 +55,7 @@ std::string_view suspect_kind_name(uint8_t kind) {
         case kSuspectGrowth: return "growth";
         case kSuspectSurvivor: return "survivor";
         case kSuspectLargeRetained: return "large retained";
+        case kSuspectOwnFinalizer: return "own finalizer";
         default: return "?";
     }
 }

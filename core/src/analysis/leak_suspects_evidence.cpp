@@ -2,9 +2,11 @@
 // grouped, interpreter types told apart, then the kind bits per node
 // (unexplained surplus, uncollectable cycles, unreachable objects and their
 // holders, growth, survivors, large retainers, where the growth accumulates)
-// and which of them are the interpreter's own noise.
+// objects their own finalizer keeps, and which of them are the interpreter's
+// own noise.
 #include <algorithm>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -41,6 +43,12 @@ std::vector<uint8_t> module_globals(const GraphIndex& index, const std::vector<u
 }
 
 }  // namespace
+
+const FinalizerTrap* SuspectEvidence::trap_of(uint32_t node) const {
+    const auto it = std::lower_bound(traps.begin(), traps.end(), node,
+                                     [](const FinalizerTrap& t, uint32_t n) { return t.referent < n; });
+    return it != traps.end() && it->referent == node ? &*it : nullptr;
+}
 
 SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOptions& options,
                                         std::vector<uint8_t>& kinds) {
@@ -87,31 +95,37 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
     // Which type ids are `module`, decided once per type, not per node.
     std::vector<uint8_t> is_module_type(type_count + 1, 0);
     for (uint32_t t = 0; t < type_count; ++t) is_module_type[t] = s.strings.view(s.types[t].name) == "module" ? 1 : 0;
+    const std::vector<uint8_t> module_global = module_globals(index, is_module_type);
     // Static types whose "module" is no module of the process are the
     // interpreter's internals named with a dot (CPython's `Token.MISSING`,
     // whose one instance is a C static): an extension's static type is
-    // named after its module, which is loaded. Static types are told apart
-    // by the probe's kNodeStaticType flag on the type object's node.
-    // The same pass notes which types have classes as instances (metatypes,
-    // below).
+    // named after its module, which is loaded. So are the static types an
+    // extension keeps to itself, which no module's namespace holds: their
+    // instances are that extension's C state (Cython's memoryview `Enum`
+    // constants in every module that uses typed memoryviews, NumPy 1.x's
+    // builtin dtype descriptors, whose `numpy.dtype[float32]` classes no
+    // module exports before `numpy.dtypes`). Static types are told apart by
+    // the probe's kNodeStaticType flag on the type object's node. The same
+    // pass notes which types have classes as instances (metatypes, below).
     std::vector<uint8_t> makes_classes(type_count + 1, 0);
     {
         std::unordered_set<std::string_view> loaded_modules;
-        std::unordered_set<uint64_t> static_type_addresses;
+        std::unordered_map<uint64_t, uint32_t> static_type_nodes;  // address → node
         for (uint32_t node = 0; node < n_nodes; ++node) {
             const uint8_t flags = s.node_flags[node];
             if (flags & format::kNodeTypeObject) makes_classes[std::min<size_t>(s.node_type[node], type_count)] = 1;
             if ((flags & format::kNodeTypeObject) && (flags & format::kNodeStaticType)) {
-                static_type_addresses.insert(s.node_address[node]);
+                static_type_nodes.emplace(s.node_address[node], node);
             } else if (is_module_type[std::min<size_t>(s.node_type[node], type_count)] &&
                        s.node_preview[node] != 0) {
                 loaded_modules.insert(s.strings.view(s.node_preview[node]));
             }
         }
         for (uint32_t t = 0; t < type_count; ++t) {
-            if (interpreter_type[t] || !static_type_addresses.contains(s.types[t].type_address)) continue;
+            const auto found = static_type_nodes.find(s.types[t].type_address);
+            if (interpreter_type[t] || found == static_type_nodes.end()) continue;
             const std::string_view module = s.strings.view(s.types[t].module);
-            if (!loaded_modules.contains(module)) interpreter_type[t] = 1;
+            if (!loaded_modules.contains(module) || !module_global[found->second]) interpreter_type[t] = 1;
         }
     }
     // A class object is judged by the module that defines it, not by its
@@ -127,7 +141,6 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
         const size_t dot = name.find('.');
         return dot == std::string_view::npos || is_interpreter_module(name.substr(0, dot));
     };
-    const std::vector<uint8_t> module_global = module_globals(index, is_module_type);
     // Metaclasses: types that classes are instances of (torch's _TensorMeta,
     // the _ReduceOpMeta torch makes for pybind11's py::metaclass, enum's
     // EnumType). Every class they made refers to them, and libraries that
@@ -236,6 +249,9 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
         }
     }
     for (const uint32_t n : dom.top_retained(options.top_retained)) kinds[n] |= kSuspectLargeRetained;
+    // Finalizer traps are proof by themselves, whatever the type: never noise.
+    ev.traps = find_finalizer_traps(index, dom);
+    for (const FinalizerTrap& trap : ev.traps) kinds[trap.referent] |= kSuspectOwnFinalizer;
 
     // Where the growth accumulates: the deepest object whose dominator
     // subtree holds more than half of the new (or surviving) objects — the

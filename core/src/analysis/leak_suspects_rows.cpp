@@ -43,6 +43,7 @@ struct RowBytes {
     uint64_t surplus_retained = 0;
     uint64_t unreachable_shallow = 0;
     uint64_t cycle_shallow = 0;
+    uint64_t finalizer_retained = 0;
 };
 
 // Counts the most frequent value per row in (row << 32 | value) pairs:
@@ -159,6 +160,10 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
             ++row.survivor_objects;
             row.survivor_bytes += s.node_size[n];
         }
+        if (k & kSuspectOwnFinalizer) {
+            if (row.finalizer_objects++ == 0) row.finalizer_trap = *ev.trap_of(n);
+            if (!nested) row_bytes[r].finalizer_retained += retained;
+        }
         if (k & kSuspectLargeRetained) {
             ++row.large_objects;
             row.largest_retained = std::max(row.largest_retained, retained);
@@ -271,6 +276,18 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
                                   ") allocated between snapshots 1 and 2 " +
                                   (k == 1 ? "is" : "are") + " still alive in snapshot 3");
             score += 8 * magnitude(k, row.survivor_bytes);
+        }
+        if (row.kinds & kSuspectOwnFinalizer) {
+            const uint64_t k = row.finalizer_objects;
+            row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") +
+                                  " kept alive only by the state of a callback waiting for " +
+                                  (k == 1 ? "it" : "them") + " to be freed, so the callback never runs and " +
+                                  (k == 1 ? "it never goes" : "they never go") + " (" +
+                                  human_bytes(row_bytes[r].finalizer_retained) + " retained): " +
+                                  describe_finalizer_trap(s, row.finalizer_trap));
+            // Proof of a leak, like an uncollectable cycle, and ranked above
+            // one: the cycle may be the interpreter's, the trap never is.
+            score += 12 * (kProofBonus + magnitude(k, row_bytes[r].finalizer_retained));
         }
         if (row.kinds & kSuspectLargeRetained) {
             const uint64_t k = row.large_objects;

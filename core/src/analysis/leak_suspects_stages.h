@@ -34,6 +34,9 @@ struct SuspectEvidence {
     uint32_t accumulation = kNoNode;
     uint64_t accumulated = 0;
     uint64_t accumulated_total = 0;
+    // Objects kept alive by their own finalizer, by increasing referent.
+    std::vector<FinalizerTrap> traps;
+    const FinalizerTrap* trap_of(uint32_t node) const;
 
     std::string_view name_of(uint32_t t) const { return s.strings.view(s.types[t].name); }
     uint32_t group_of_node(uint32_t node) const {

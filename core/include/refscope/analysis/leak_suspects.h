@@ -13,6 +13,9 @@
 //   uncollectable cycle   member of a cycle Cycles calls uncollectable
 //   growth                new object of a type that grew since the baseline
 //   survivor              allocated between snapshots 1 and 2, alive in 3
+//   own finalizer         kept alive only by the state of a weak-reference
+//                         callback waiting for it to be freed (a finalizer
+//                         trap, finalizer_traps.h): it never goes
 //   large retained        among the objects retaining the most bytes, or
 //                         (with a diff or survivors) the object where the
 //                         growth accumulates: the deepest one whose
@@ -45,6 +48,7 @@
 
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
+#include "refscope/analysis/finalizer_traps.h"
 #include "refscope/analysis/graph_index.h"
 #include "refscope/analysis/retention_paths.h"
 #include "refscope/analysis/root_classes.h"
@@ -60,11 +64,13 @@ enum SuspectKind : uint8_t {
     kSuspectGrowth = 0x08,
     kSuspectSurvivor = 0x10,
     kSuspectLargeRetained = 0x20,
+    kSuspectOwnFinalizer = 0x40,
 };
-inline constexpr int kSuspectKindCount = 6;
+inline constexpr int kSuspectKindCount = 7;
 
 // "unexplained surplus", "unreachable", "uncollectable cycle", "growth",
-// "survivor", "large retained" (also the JSON names). `kind` is one bit.
+// "survivor", "large retained", "own finalizer" (also the JSON names). `kind`
+// is one bit.
 std::string_view suspect_kind_name(uint8_t kind);
 // The names of the set bits, in bit order, joined with ", ".
 std::string suspect_kind_names(uint8_t kinds);
@@ -148,6 +154,8 @@ struct SuspectGroup {
     // dominator subtree holds more than half of the new/surviving objects.
     uint32_t accumulation_node = kNoNode;
     uint64_t accumulated_objects = 0;   // new/surviving objects it dominates
+    uint64_t finalizer_objects = 0;     // kept alive by their own finalizer
+    FinalizerTrap finalizer_trap;       // the first of them (referent kNoNode if none)
 
     std::vector<std::string> reasons;   // one sentence per kind, in bit order
     std::string reason;                 // the sentences joined with "; "

@@ -1,0 +1,169 @@
+// Finalizer traps (finalizer_traps.h): weak references with callbacks whose
+// own state holds their referent.
+#include "refscope/analysis/finalizer_traps.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "refscope/analysis/edge_labels.h"
+
+namespace refscope::analysis {
+namespace {
+
+// A weak reference W to R with callback C.
+struct WeakCallback {
+    uint32_t weakref;
+    uint32_t callback;
+    uint32_t referent;
+};
+
+// The probe writes a weakref's callback as its "__callback__" field
+// (probe/src/edge_labels_runtime.cpp); a weakref without one waits for
+// nothing.
+uint32_t callback_of(const GraphIndex& index, uint32_t weakref) {
+    const Snapshot& s = index.snapshot();
+    for (const uint32_t e : index.out_edges(weakref)) {
+        if (index.kind(e) == format::EdgeKind::Field && index.retains(e) &&
+            s.strings.view(s.edge_label[e]) == "__callback__" && index.target(e) < index.node_count())
+            return index.target(e);
+    }
+    return kNoNode;
+}
+
+void add_weak_callbacks(const GraphIndex& index, uint32_t weak_edge, std::vector<WeakCallback>& out) {
+    const uint32_t weakref = index.source(weak_edge);
+    const uint32_t referent = index.target(weak_edge);
+    if (weakref >= index.node_count() || referent >= index.node_count()) return;
+    const uint32_t callback = callback_of(index, weakref);
+    if (callback != kNoNode) out.push_back({weakref, callback, referent});
+}
+
+// Dict values stored under each of `keys` (a DictValue edge's label is its
+// key's node id), in one pass over the edges: a registry of thousands of
+// finalizers is one dict, so looking entries up per key would be quadratic.
+std::unordered_multimap<uint32_t, uint32_t> values_keyed_by(const GraphIndex& index,
+                                                            const std::unordered_set<uint32_t>& keys) {
+    std::unordered_multimap<uint32_t, uint32_t> values;
+    if (keys.empty()) return values;
+    const Snapshot& s = index.snapshot();
+    for (uint32_t e = 0; e < index.edge_count(); ++e) {
+        if (index.kind(e) != format::EdgeKind::DictValue || !index.retains(e)) continue;
+        if (keys.contains(s.edge_label[e]) && index.target(e) < index.node_count())
+            values.emplace(s.edge_label[e], index.target(e));
+    }
+    return values;
+}
+
+std::unordered_set<uint32_t> callback_keys(const std::vector<WeakCallback>& callbacks) {
+    std::unordered_set<uint32_t> keys;
+    for (const WeakCallback& w : callbacks) {
+        keys.insert(w.weakref);
+        keys.insert(w.callback);
+    }
+    return keys;
+}
+
+// The callback's state as (node, how it holds) pairs.
+std::vector<std::pair<uint32_t, TrapHolder>> state_of(const WeakCallback& w,
+                                                      const std::unordered_multimap<uint32_t, uint32_t>& keyed) {
+    std::vector<std::pair<uint32_t, TrapHolder>> state{{w.callback, TrapHolder::Callback},
+                                                       {w.weakref, TrapHolder::Callback}};
+    const auto [c_first, c_last] = keyed.equal_range(w.callback);
+    for (auto it = c_first; it != c_last; ++it) state.emplace_back(it->second, TrapHolder::FinalizerEntry);
+    const auto [w_first, w_last] = keyed.equal_range(w.weakref);
+    for (auto it = w_first; it != w_last; ++it) state.emplace_back(it->second, TrapHolder::WeakKeyEntry);
+    return state;
+}
+
+FinalizerTrap trap_at(const WeakCallback& w, uint32_t holder, TrapHolder via) {
+    return {w.referent, w.weakref, w.callback, holder, via};
+}
+
+}  // namespace
+
+std::string_view trap_holder_name(TrapHolder via) {
+    switch (via) {
+    case TrapHolder::Callback: return "callback";
+    case TrapHolder::FinalizerEntry: return "finalizer entry";
+    case TrapHolder::WeakKeyEntry: return "weak key entry";
+    }
+    return "?";
+}
+
+std::vector<FinalizerTrap> find_finalizer_traps(const GraphIndex& index, const DominatorTree& dominators,
+                                                uint32_t max_depth) {
+    std::vector<WeakCallback> callbacks;
+    for (uint32_t e = 0; e < index.edge_count(); ++e) {
+        if (index.kind(e) == format::EdgeKind::Weak) add_weak_callbacks(index, e, callbacks);
+    }
+    const auto keyed = values_keyed_by(index, callback_keys(callbacks));
+    std::vector<FinalizerTrap> traps;
+    for (const WeakCallback& w : callbacks) {
+        if (!dominators.reachable(w.referent)) continue;
+        const auto state = state_of(w, keyed);
+        uint32_t d = dominators.idom(w.referent);
+        for (uint32_t step = 0; d < index.node_count() && step < max_depth; ++step, d = dominators.idom(d)) {
+            const auto hit = std::find_if(state.begin(), state.end(), [d](const auto& p) { return p.first == d; });
+            if (hit != state.end()) {
+                traps.push_back(trap_at(w, d, hit->second));
+                break;
+            }
+        }
+    }
+    std::stable_sort(traps.begin(), traps.end(),
+                     [](const FinalizerTrap& a, const FinalizerTrap& b) { return a.referent < b.referent; });
+    traps.erase(std::unique(traps.begin(), traps.end(),
+                            [](const FinalizerTrap& a, const FinalizerTrap& b) { return a.referent == b.referent; }),
+                traps.end());
+    return traps;
+}
+
+std::optional<FinalizerTrap> finalizer_trap_on_path(const GraphIndex& index, std::span<const uint32_t> nodes) {
+    std::vector<WeakCallback> callbacks;
+    for (const uint32_t node : nodes) {
+        if (node >= index.node_count()) continue;
+        for (const uint32_t e : index.in_edges(node))
+            if (index.kind(e) == format::EdgeKind::Weak) add_weak_callbacks(index, e, callbacks);
+    }
+    if (callbacks.empty()) return std::nullopt;
+    const auto keyed = values_keyed_by(index, callback_keys(callbacks));
+    for (size_t j = 1; j < nodes.size(); ++j) {
+        for (const WeakCallback& w : callbacks) {
+            if (w.referent != nodes[j]) continue;
+            for (const auto& [node, via] : state_of(w, keyed)) {
+                const auto before = nodes.begin() + static_cast<std::ptrdiff_t>(j);
+                if (std::find(nodes.begin(), before, node) != before) return trap_at(w, node, via);
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<FinalizerTrap> finalizer_trap_on_path(const GraphIndex& index, const RetentionPath& path) {
+    std::vector<uint32_t> nodes{path.root_node};
+    for (const uint32_t e : path.edges) nodes.push_back(index.target(e));
+    return finalizer_trap_on_path(index, nodes);
+}
+
+std::string describe_finalizer_trap(const Snapshot& snapshot, const FinalizerTrap& trap) {
+    const std::string referent = describe_node_at(snapshot, trap.referent);
+    switch (trap.via) {
+    case TrapHolder::FinalizerEntry:
+        return describe_node_at(snapshot, trap.holder) + ", the entry of the finalizer " +
+               describe_node_at(snapshot, trap.callback) + " waiting for " + referent + " to be freed";
+    case TrapHolder::WeakKeyEntry:
+        return describe_node_at(snapshot, trap.holder) + ", a value stored under a weak reference to " + referent +
+               " (a WeakKeyDictionary entry whose value holds its key)";
+    case TrapHolder::Callback:
+        break;
+    }
+    return "the callback " + describe_node_at(snapshot, trap.callback) + " of a weak reference to " + referent;
+}
+
+std::string finalizer_path_note(const Snapshot& snapshot, const FinalizerTrap& trap) {
+    return "finalizer trap: this path runs through " + describe_finalizer_trap(snapshot, trap) +
+           ": the finalizer runs only once that object is freed, and while this path holds it, it never is";
+}
+
+}  // namespace refscope::analysis
