@@ -153,6 +153,25 @@ class Scenarios(unittest.TestCase):
         self.assertEqual(first["finalizer"]["holder"]["address"], trap["holder"]["address"])
         self.assertIn("waiting for " + info["type"], first["reason"])
 
+    def test_h_inspect_cache_keeps_a_class_and_its_closure(self):
+        info = run_program("inspect_cache.py", self.workdir)
+        _, path = cli_json("path", info["snapshot"], "--to", info["address"], expect_ok=False)
+        if not info["strong_cache"]:
+            # inspect's cache is weak (or absent): the class is gone.
+            self.assertIsNone(path, "the class outlived its instances")
+            return
+        self.assertTrue(path["found"], path.get("explanation"))
+        self.assertIn("['_shadowed_dict_from_mro_tuple']", hop_edges(path))
+        types = [hop["node"]["type"] for hop in path["hops"]]
+        self.assertIn("functools._lru_cache_wrapper", types)
+        self.assertEqual(path["hops"][-1]["node"]["type"], "type")
+        # The captured parameter hangs off the class: forward's closure cell.
+        _, param = cli_json("path", info["snapshot"], "--to", info["param"])
+        self.assertTrue(param["found"], param.get("explanation"))
+        addresses = [hop["node"]["address"] for hop in param["hops"]]
+        self.assertIn(info["address"], addresses)
+        self.assertEqual(param["hops"][-2]["node"]["type"], "cell")
+
 
 if __name__ == "__main__":
     unittest.main()
