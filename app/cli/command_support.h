@@ -37,10 +37,9 @@ NodeReport node_report(const Snapshot& s, const analysis::RootClasses& roots, ui
 // that did not need RootClasses.
 NodeReport plain_node_report(const Snapshot& s, uint32_t node);
 RootReport root_report(const Snapshot& s, const RootRef& root);
-HopReport hop_report(const Snapshot& s, const analysis::RootClasses& roots, uint32_t edge,
-                     uint32_t node);
-std::vector<HopReport> hops_along(const Snapshot& s, const analysis::RootClasses& roots,
-                                  const std::vector<uint32_t>& edges);
+// The edge into (or out of) `node`, and `node`.
+HopReport hop_report(const Analysis& a, uint32_t edge, uint32_t node);
+std::vector<HopReport> hops_along(const Analysis& a, const std::vector<uint32_t>& edges);
 FinalizerReport finalizer_report(const Snapshot& s, const analysis::RootClasses& roots,
                                  const analysis::FinalizerTrap& trap);
 // Reads a snapshot other than options.file (diff B and C, suspects

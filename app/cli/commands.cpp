@@ -166,7 +166,7 @@ PathReport make_path(const CliOptions& options, const Snapshot& s, const Analysi
         r.found = true;
         r.root = root_report(s, s.roots[path->root_record]);
         r.root_node = node_report(s, a.roots, path->root_node);
-        r.hops = hops_along(s, a.roots, path->edges);
+        r.hops = hops_along(a, path->edges);
         if (const auto trap = finalizer_trap_on_path(a.index, *path)) r.finalizer = finalizer_report(s, a.roots, *trap);
         return r;
     }
@@ -175,7 +175,7 @@ PathReport make_path(const CliOptions& options, const Snapshot& s, const Analysi
     r.explanation = why.text;
     r.unexplained = why.unexplained;
     if (why.holder != kNoNode) r.holder = node_report(s, a.roots, why.holder);
-    r.holder_hops = hops_along(s, a.roots, why.holder_edges);
+    r.holder_hops = hops_along(a, why.holder_edges);
     r.search_truncated = why.search_truncated;
     return r;
 }
@@ -192,7 +192,7 @@ ReferrersReport make_referrers(const CliOptions& options, const Snapshot& s, con
     r.referrer_count = in_edges.size();
     const size_t limit = limit_or_all(options.top, kDefaultReferrers);
     for (size_t i = 0; i < in_edges.size() && i < limit; ++i) {
-        r.referrers.push_back(hop_report(s, a.roots, in_edges[i], s.edge_source[in_edges[i]]));
+        r.referrers.push_back(hop_report(a, in_edges[i], s.edge_source[in_edges[i]]));
     }
     for (uint32_t record : a.roots.roots_of(target)) r.roots.push_back(root_report(s, s.roots[record]));
     return r;

@@ -41,7 +41,8 @@ struct HopReport {
     std::string edge;       // describe_edge()
     std::string edge_kind;  // edge_kind_name()
     bool owned = false;
-    bool gc_visible = false;
+    bool gc_visible = false;    // the raw flag: tp_traverse reports it
+    bool gc_invisible = false;  // GraphIndex::hidden_from_gc
     NodeReport node;
 };
 

@@ -246,7 +246,7 @@ void write_text(const ReferrersReport& r, std::ostream& out) {
         table.row({"edge", "kind", "flags", "address", "referrer"});
         for (const HopReport& hop : r.referrers) {
             std::string flags = hop.owned ? "owned" : "borrowed";
-            if (!hop.gc_visible) flags += ", GC-invisible";
+            if (hop.gc_invisible) flags += ", GC-invisible";
             table.row({hop.edge, hop.edge_kind, flags, format_address(hop.node.address),
                        hop.node.description});
         }

@@ -79,11 +79,6 @@ QString retained_text(const analysis::DominatorTree& tree, uint32_t node) {
     return tree.reachable(node) ? bytes_text(tree.retained_size(node)) : QStringLiteral("\u2013");
 }
 
-bool gc_invisible_edge(const Snapshot& snapshot, uint32_t edge) {
-    const uint8_t flags = snapshot.edge_flags[edge];
-    return (flags & format::kEdgeOwned) && !(flags & format::kEdgeGcVisible);
-}
-
 QString root_class_text(const Snapshot& s, const RootRef& root) {
     QString text = to_qstring(analysis::root_class_name(analysis::root_class_of(root.kind)));
     const std::string_view thread = analysis::root_thread_name(s, root);

@@ -50,10 +50,6 @@ QString distance_tooltip(const analysis::RetentionPaths& paths, uint32_t node);
 // not reach.
 QString retained_text(const analysis::DominatorTree& tree, uint32_t node);
 
-// An edge the object owns that its type's tp_traverse does not report: the
-// models mark it as a reference the garbage collector cannot see.
-bool gc_invisible_edge(const Snapshot& snapshot, uint32_t edge);
-
 // "interpreter", "thread stack (thread MainThread)": a root record's class.
 QString root_class_text(const Snapshot& snapshot, const RootRef& root);
 

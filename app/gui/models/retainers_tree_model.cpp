@@ -163,7 +163,7 @@ QString RetainersTreeModel::notes(const Item& it) const {
     if (it.edge != kNoEdge) {
         if (s.edge_kind[it.edge] == static_cast<uint8_t>(format::EdgeKind::Weak)) notes << QStringLiteral("weak");
         if (!(s.edge_flags[it.edge] & format::kEdgeOwned)) notes << QStringLiteral("not owned");
-        if (gc_invisible_edge(s, it.edge)) notes << QStringLiteral("GC-invisible");
+        if (analysis_->index().hidden_from_gc(it.edge)) notes << QStringLiteral("GC-invisible");
     }
     if (it.cycle) notes << QStringLiteral("(cycle)");
     if (analysis_->roots().is_root(it.node)) notes << QStringLiteral("GC root");
@@ -237,7 +237,7 @@ QVariant RetainersTreeModel::data(const QModelIndex& index, int role) const {
             return {};
         case Qt::ForegroundRole:
             if (it.edge != kNoEdge && column == ViaColumn) {
-                if (gc_invisible_edge(s, it.edge)) return QColor(170, 30, 30);
+                if (analysis_->index().hidden_from_gc(it.edge)) return QColor(170, 30, 30);
                 if (!analysis_->index().retains(it.edge)) return QColor(Qt::gray);
             }
             if (it.cycle) return QColor(Qt::gray);
@@ -248,7 +248,7 @@ QVariant RetainersTreeModel::data(const QModelIndex& index, int role) const {
                     if (it.edge == kNoEdge) return {};
                     return QStringLiteral("%1 %2 (%3)")
                         .arg(to_qstring(edge_kind_name(s.edge_kind[it.edge])), QString::fromStdString(describe_edge(s, it.edge)),
-                             gc_invisible_edge(s, it.edge)
+                             analysis_->index().hidden_from_gc(it.edge)
                                  ? QStringLiteral("owned, not reported by tp_traverse: the garbage collector cannot see it")
                                  : (s.edge_flags[it.edge] & format::kEdgeOwned) ? QStringLiteral("owned")
                                                                                 : QStringLiteral("not owned"));

@@ -12,14 +12,15 @@ namespace {
 
 constexpr char16_t kArrow[] = u" \u2192 ";
 
-PathHop hop_along(const Snapshot& s, uint32_t edge, uint32_t node) {
+PathHop hop_along(const GraphIndex& index, uint32_t edge, uint32_t node) {
+    const Snapshot& s = index.snapshot();
     PathHop hop;
     hop.node = node;
     hop.edge = edge;
     hop.object = QString::fromStdString(describe_node(s, node));
     if (edge != kNoEdge) {
         hop.edgeLabel = QString::fromStdString(describe_edge(s, edge));
-        hop.gcInvisible = gc_invisible_edge(s, edge);
+        hop.gcInvisible = index.hidden_from_gc(edge);
         hop.weak = s.edge_kind[edge] == static_cast<uint8_t>(format::EdgeKind::Weak);
     }
     return hop;
@@ -60,8 +61,8 @@ PathDescription describe_path(const SnapshotAnalysis& analysis, uint32_t node) {
         const RootRef& root = s.roots[found->root_record];
         path.rootLabel = QString::fromStdString(describe_root(s, root));
         path.rootClass = root_class_text(s, root);
-        path.hops.push_back(hop_along(s, kNoEdge, found->root_node));
-        for (uint32_t e : found->edges) path.hops.push_back(hop_along(s, e, s.edge_target[e]));
+        path.hops.push_back(hop_along(analysis.index(), kNoEdge, found->root_node));
+        for (uint32_t e : found->edges) path.hops.push_back(hop_along(analysis.index(), e, s.edge_target[e]));
         if (const auto trap = finalizer_trap_on_path(analysis.index(), *found))
             path.finalizerNote = QString::fromStdString(finalizer_path_note(s, *trap));
         return path;
@@ -72,8 +73,8 @@ PathDescription describe_path(const SnapshotAnalysis& analysis, uint32_t node) {
         path.explanation += QStringLiteral(". ") + cycle;
     }
     if (why.holder != kNoNode) {
-        path.hops.push_back(hop_along(s, kNoEdge, why.holder));
-        for (uint32_t e : why.holder_edges) path.hops.push_back(hop_along(s, e, s.edge_target[e]));
+        path.hops.push_back(hop_along(analysis.index(), kNoEdge, why.holder));
+        for (uint32_t e : why.holder_edges) path.hops.push_back(hop_along(analysis.index(), e, s.edge_target[e]));
     }
     return path;
 }

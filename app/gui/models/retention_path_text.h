@@ -28,7 +28,7 @@ struct PathHop {
     uint32_t edge = analysis::kNoEdge;  // the edge into `node`; kNoEdge for the first hop (the root or holder)
     QString edgeLabel;                  // describe_edge(); empty for the first hop
     QString object;                     // describe_node()
-    bool gcInvisible = false;           // owned, not reported by tp_traverse
+    bool gcInvisible = false;           // GraphIndex::hidden_from_gc
     bool weak = false;
 };
 

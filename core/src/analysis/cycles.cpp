@@ -220,12 +220,10 @@ void Cycles::classify() {
             // native array in a cycle has thousands of element edges).
             int holder_traverses = -1;  // -1: not looked up yet
             for (uint32_t e : index_->out_edges(n)) {
-                // An edge into a native node (a C++ object a describe
-                // callback reported) is never seen by the collector; what
+                // hidden_from_gc leaves out edges into native nodes: what
                 // decides is whether the reference into the next Python
-                // object is, so only those edges can be culprits.
-                if (!index_->retains(e) || (s.edge_flags[e] & format::kEdgeGcVisible) != 0 ||
-                    cycle_of_[s.edge_target[e]] != c || is_native(s, s.edge_target[e])) {
+                // object is seen, so only those edges can be culprits.
+                if (cycle_of_[s.edge_target[e]] != c || !index_->hidden_from_gc(e)) {
                     continue;
                 }
                 if (holder_traverses < 0) {

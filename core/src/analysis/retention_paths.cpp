@@ -130,13 +130,7 @@ NoPathExplanation RetentionPaths::explain_unreachable(uint32_t node, uint32_t se
         for (uint32_t e : index_->in_edges(current)) {
             if (!index_->retains(e)) continue;
             const uint32_t source = index_->source(e);
-            // Only references into tracked objects matter to the collector
-            // (keys of str-keyed dicts are owned and unreported, harmlessly).
-            // A described C++ reference (from a native node) counts whatever
-            // its target: C++ holders keep non-GC objects alive too.
-            if (result.invisible_edge == kNoEdge && (s.edge_flags[e] & format::kEdgeGcVisible) == 0 &&
-                ((s.node_flags[index_->target(e)] & format::kNodeGcTracked) != 0 ||
-                 detail::is_native(s, source))) {
+            if (result.invisible_edge == kNoEdge && index_->hidden_from_gc(e)) {
                 result.invisible_edge = e;
             }
             if (!toward.emplace(source, e).second) continue;

@@ -14,13 +14,6 @@
 
 namespace refscope::analysis::detail {
 
-// SubgraphEdge::gc_invisible for one snapshot edge (see subgraph.h).
-inline bool hidden_from_gc(const Snapshot& s, uint32_t edge) {
-    const uint8_t flags = s.edge_flags[edge];
-    return (flags & format::kEdgeOwned) != 0 && (flags & format::kEdgeGcVisible) == 0 &&
-           (s.node_flags[s.edge_target[edge]] & format::kNodeGcTracked) != 0;
-}
-
 using format::EdgeKind;
 
 // One bit per snapshot node: 1.25 MB for 10M nodes, so an extraction never

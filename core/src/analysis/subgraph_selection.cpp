@@ -218,7 +218,7 @@ void Extraction::expand(uint32_t node, uint32_t distance, bool referrers) {
             }
             const bool owned = (flags & format::kEdgeOwned) != 0;
             ge.any_owned |= owned;
-            ge.gc_invisible |= hidden_from_gc(s_, e);
+            ge.gc_invisible |= index_.hidden_from_gc(e);
             ge.all_weak &= static_cast<EdgeKind>(kind) == EdgeKind::Weak;
         });
     }

@@ -315,11 +315,7 @@ private:
             return;
         }
         const bool owned = (flags & format::kEdgeOwned) != 0;
-        // A reference the collector cannot see matters only when it points at
-        // something the collector tracks (it can then keep a cycle alive);
-        // marking the keys of every string-keyed dict would drown the signal.
-        const bool invisible = owned && (flags & format::kEdgeGcVisible) == 0 &&
-                               (s_.node_flags[s_.edge_target[e]] & format::kNodeGcTracked) != 0;
+        const bool invisible = index_.hidden_from_gc(e);
         if (!owned || invisible) {
             scratch.assign(plain_name(e, kind, label, member));
             scratch += owned ? " [GC-invisible]" : " [not owned]";

@@ -92,6 +92,25 @@ public:
         return (snapshot_->edge_flags[edge] & format::kEdgeOwned) != 0 &&
                kind(edge) != format::EdgeKind::Weak;
     }
+    // A reference the garbage collector cannot see — the one definition the
+    // CLI, the app's views and both exports use. It keeps its target alive
+    // (retains()), tp_traverse does not report it, and its target is a
+    // Python object that can take part in a cycle: one the collector tracks,
+    // or an untracked one that holds references itself (a `Wrapper` type
+    // without Py_TPFLAGS_HAVE_GC holding `.value`). A reference from a C/C++
+    // object a describe callback reported counts into any Python object (C++
+    // keeps whatever it holds alive). Not hidden: references into native
+    // nodes (the next native → Python edge is the one that matters) and
+    // unreported references to atomic objects — the str keys of every dict,
+    // ints — which can close no cycle and would mark every dict.
+    bool hidden_from_gc(uint32_t edge) const {
+        if (!retains(edge) || (snapshot_->edge_flags[edge] & format::kEdgeGcVisible) != 0) return false;
+        const uint32_t to = target(edge);
+        const uint8_t target_flags = snapshot_->node_flags[to];
+        if (target_flags & format::kNodeNative) return false;
+        return (snapshot_->node_flags[source(edge)] & format::kNodeNative) != 0 ||
+               (target_flags & format::kNodeGcTracked) != 0 || out_degree(to) > 0;
+    }
     // True when the snapshot's edges were not grouped by source and the index
     // had to sort them (a contract violation worth reporting, not fatal).
     bool had_to_sort_out_edges() const { return !out_order_.empty(); }

@@ -105,10 +105,8 @@ struct SubgraphEdge {
     uint32_t count = 1;       // snapshot edges this one stands for (parallel or grouped)
     std::string label;        // describe_edge(); "3 × [i]" style for merged edges
     bool on_path = false;
-    // Owned && !GcVisible into a GC-tracked object: a reference the collector
-    // cannot see that can hide a cycle from it. Unreported references to
-    // untracked objects (the str keys of a dict, ints) are not flagged: they
-    // can close no cycle, and flagging them would paint every dict red.
+    // GraphIndex::hidden_from_gc: a reference the collector cannot see that
+    // can hide a cycle from it (not the str keys of every dict).
     bool gc_invisible = false;
     bool weak = false;          // EdgeKind::Weak
     bool owned = true;          // counts in refcount arithmetic
