@@ -16,8 +16,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <system_error>
 
+#include "refscope/format/errno_text.h"
 #include "refscope/format/snapshot_io.h"
 
 namespace refscope::probe {
@@ -34,7 +34,7 @@ std::atomic<uint64_t> g_live_sequence{0};
 
 constexpr auto kGoodbyeTimeout = std::chrono::milliseconds(250);
 
-std::string errno_text(int err) { return std::generic_category().message(err); }
+using format::errno_text;
 
 // A send that failed: the connection is over. Derived from WriteError so
 // that format::write_snapshot passes it through unchanged.

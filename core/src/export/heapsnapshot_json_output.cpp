@@ -1,8 +1,6 @@
-// The output side of the .heapsnapshot writer: the sinks (file descriptor,
+// The output side of the .heapsnapshot writer: the sinks (atomic file,
 // FILE*, ostream) and JsonOutput's string escaping, which keeps every string
 // pure ASCII so that memlab's chunked decoding cannot cut a UTF-8 sequence.
-
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -13,23 +11,9 @@
 
 namespace refscope::exporting::detail {
 
-std::string errno_text(int error) { return std::strerror(error); }
-
-void FdSink::write(const char* data, size_t size) {
-    while (size > 0) {
-        const ssize_t n = ::write(fd_, data, size);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            throw HeapsnapshotError("cannot write " + path_ + ": " + errno_text(errno));
-        }
-        data += n;
-        size -= static_cast<size_t>(n);
-    }
-}
-
 void FileSink::write(const char* data, size_t size) {
     if (std::fwrite(data, 1, size, file_) != size) {
-        throw HeapsnapshotError("cannot write the heap snapshot: " + errno_text(errno));
+        throw HeapsnapshotError("cannot write the heap snapshot: " + format::errno_text(errno));
     }
 }
 

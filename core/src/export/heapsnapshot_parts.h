@@ -15,11 +15,10 @@
 #include <string_view>
 #include <vector>
 
+#include "refscope/format/atomic_file.h"
 #include "refscope/snapshot.h"
 
 namespace refscope::exporting::detail {
-
-std::string errno_text(int error);
 
 // ---------------------------------------------------------------------------
 // Output: a buffer in front of a sink.
@@ -30,13 +29,12 @@ public:
     virtual void write(const char* data, size_t size) = 0;
 };
 
-class FdSink final : public Sink {
+class AtomicFileSink final : public Sink {
 public:
-    FdSink(int fd, const std::string& path) : fd_(fd), path_(path) {}
-    void write(const char* data, size_t size) override;
+    explicit AtomicFileSink(format::AtomicFile& file) : file_(file) {}
+    void write(const char* data, size_t size) override { file_.write(data, size); }
 private:
-    int fd_;
-    const std::string& path_;
+    format::AtomicFile& file_;
 };
 
 class FileSink final : public Sink {

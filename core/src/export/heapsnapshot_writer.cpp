@@ -61,8 +61,8 @@ enum EdgeType : uint32_t {
 };
 constexpr uint32_t kNodeFieldCount = 7;
 
-using detail::errno_text;
-using detail::FdSink;
+using detail::AtomicFileSink;
+using format::errno_text;
 using detail::FileSink;
 using detail::JsonOutput;
 using detail::OutputStrings;
@@ -407,36 +407,15 @@ HeapsnapshotStats write_heapsnapshot_file(const GraphIndex& index, const RootCla
                                           const HeapsnapshotOptions& options) {
     // The writer is built (and may refuse the snapshot) before any file exists.
     HeapsnapshotWriter writer(index, roots, options);
-    // A unique temporary name in the target's directory, so the rename is
-    // atomic and a failed export never leaves a half-written file at `path`.
-    static std::atomic<uint64_t> counter{0};
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                            std::to_string(counter.fetch_add(1));
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) throw HeapsnapshotError("cannot create " + tmp + ": " + errno_text(errno));
-    HeapsnapshotStats stats;
     try {
-        FdSink sink(fd, tmp);
-        stats = writer.write(sink);
-        if (::fsync(fd) != 0) {
-            throw HeapsnapshotError("cannot sync " + tmp + ": " + errno_text(errno));
-        }
-    } catch (...) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw;
+        format::AtomicFile file(path);
+        AtomicFileSink sink(file);
+        const HeapsnapshotStats stats = writer.write(sink);
+        file.commit();
+        return stats;
+    } catch (const format::AtomicFileError& e) {
+        throw HeapsnapshotError(e.what());
     }
-    if (::close(fd) != 0) {
-        const int error = errno;
-        ::unlink(tmp.c_str());
-        throw HeapsnapshotError("cannot close " + tmp + ": " + errno_text(error));
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int error = errno;
-        ::unlink(tmp.c_str());
-        throw HeapsnapshotError("cannot rename " + tmp + " to " + path + ": " + errno_text(error));
-    }
-    return stats;
 }
 
 HeapsnapshotStats write_heapsnapshot_file(const Snapshot& snapshot, const std::string& path,

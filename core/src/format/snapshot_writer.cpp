@@ -40,20 +40,15 @@
 // Each section's raw payload is a count followed by columns, each column
 // contiguous (all node addresses, then all node types, ...): similar values
 // sit together, which is what makes zstd effective on them.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
-#include <cerrno>
 #include <cstring>
 #include <memory>
-#include <system_error>
 
 #include "format/compression.h"
 #include "format/validation.h"
+#include "refscope/format/atomic_file.h"
 #include "refscope/format/encoding.h"
 #include "refscope/format/snapshot_io.h"
 
@@ -350,27 +345,15 @@ private:
     std::vector<uint8_t>& out_;
 };
 
-std::string errno_text(int err) { return std::generic_category().message(err); }
 
-class FileSink final : public ByteSink {
+// The snapshot's bytes straight into an AtomicFile.
+class AtomicFileSink final : public ByteSink {
 public:
-    FileSink(int fd, const std::string& path) : fd_(fd), path_(path) {}
-    void write(const void* data, size_t size) override {
-        const auto* p = static_cast<const uint8_t*>(data);
-        while (size > 0) {
-            const ssize_t n = ::write(fd_, p, size);
-            if (n < 0) {
-                if (errno == EINTR) continue;
-                throw WriteError("cannot write snapshot " + path_ + ": " + errno_text(errno));
-            }
-            p += n;
-            size -= static_cast<size_t>(n);
-        }
-    }
+    explicit AtomicFileSink(AtomicFile& file) : file_(file) {}
+    void write(const void* data, size_t size) override { file_.write(data, size); }
 
 private:
-    int fd_;
-    const std::string& path_;
+    AtomicFile& file_;
 };
 
 }  // namespace
@@ -416,33 +399,13 @@ std::vector<uint8_t> encode_snapshot(const Snapshot& snapshot, const WriteOption
 
 void write_snapshot_file(const Snapshot& snapshot, const std::string& path,
                          const WriteOptions& options) {
-    // A unique temporary name in the same directory, so that rename() is
-    // atomic (same file system) and concurrent writers do not collide.
-    static std::atomic<unsigned> counter{0};
-    const std::string tmp =
-        path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) throw WriteError("cannot create " + tmp + ": " + errno_text(errno));
     try {
-        FileSink sink(fd, tmp);
+        AtomicFile file(path);
+        AtomicFileSink sink(file);
         write_snapshot(snapshot, sink, options);
-        // Flush to disk before the rename: after a crash the final name holds
-        // either the old file or the complete new one.
-        if (::fsync(fd) != 0) throw WriteError("cannot sync " + tmp + ": " + errno_text(errno));
-    } catch (...) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw;
-    }
-    if (::close(fd) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        throw WriteError("cannot close " + tmp + ": " + errno_text(err));
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        throw WriteError("cannot rename " + tmp + " to " + path + ": " + errno_text(err));
+        file.commit();
+    } catch (const AtomicFileError& e) {
+        throw WriteError(std::string("cannot write snapshot: ") + e.what());
     }
 }
 

@@ -1,17 +1,13 @@
 #include "refscope/graphviz/graph_render.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
 #include "graphviz_session.h"
 #include "refscope/analysis/edge_labels.h"
+#include "refscope/format/atomic_file.h"
 #include "refscope/graphviz/graph_look.h"
 
 namespace refscope::graphviz {
@@ -320,44 +316,15 @@ const char* graphviz_format(OutputFormat format) {
     return "?";
 }
 
-std::string io_error(const std::string& what, const std::filesystem::path& path, int error) {
-    return what + " " + path.string() + ": " + std::strerror(error);
-}
-
-// Writes `bytes` to a temporary file beside `path`, then renames it over
-// `path`: a reader never sees half a file, and a failure leaves nothing.
+// Writes `bytes` through an AtomicFile: a reader never sees half a picture,
+// and a failure leaves what was at `path` untouched.
 void write_atomically(const std::filesystem::path& path, std::string_view bytes) {
-    const std::filesystem::path folder =
-        path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-    std::string temporary = (folder / ("." + path.filename().string() + ".XXXXXX")).string();
-    const int fd = ::mkstemp(temporary.data());
-    if (fd < 0) throw GraphvizError(GraphvizError::Kind::Io, io_error("cannot write", path, errno));
-    const auto fail = [&](const std::string& what, int error) {
-        ::close(fd);
-        ::unlink(temporary.c_str());
-        throw GraphvizError(GraphvizError::Kind::Io, io_error(what, path, error));
-    };
-    // mkstemp makes the file 0600; an exported picture is for sharing.
-    if (::fchmod(fd, 0644) != 0) fail("cannot set permissions of", errno);
-    size_t written = 0;
-    while (written < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            fail("cannot write", errno);
-        }
-        written += static_cast<size_t>(n);
-    }
-    if (::fsync(fd) != 0) fail("cannot write", errno);
-    if (::close(fd) != 0) {
-        const int error = errno;
-        ::unlink(temporary.c_str());
-        throw GraphvizError(GraphvizError::Kind::Io, io_error("cannot write", path, error));
-    }
-    if (::rename(temporary.c_str(), path.c_str()) != 0) {
-        const int error = errno;
-        ::unlink(temporary.c_str());
-        throw GraphvizError(GraphvizError::Kind::Io, io_error("cannot write", path, error));
+    try {
+        format::AtomicFile file(path.string());
+        file.write(bytes.data(), bytes.size());
+        file.commit();
+    } catch (const format::AtomicFileError& e) {
+        throw GraphvizError(GraphvizError::Kind::Io, e.what());
     }
 }
 

@@ -21,9 +21,9 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <system_error>
 
 #include "receiver_connection.h"
+#include "refscope/format/errno_text.h"
 #include "refscope/protocol/address.h"
 #include "session_folder.h"
 
@@ -47,7 +47,7 @@ const char* to_string(DisconnectReason reason) {
 
 namespace {
 
-std::string errno_text(int err) { return std::generic_category().message(err); }
+using format::errno_text;
 
 // Forwards to the user's observer and records in the session folder.
 class RecordingObserver final : public ListenerObserver {

@@ -9,7 +9,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <system_error>
+
+#include "refscope/format/errno_text.h"
 
 namespace refscope::live {
 
@@ -33,7 +34,7 @@ constexpr auto kClosingGrace = std::chrono::milliseconds(1000);
 // the process exited (its sockets close just before it is reaped).
 constexpr int kExitWaitMs = 200;
 
-std::string errno_text(int err) { return std::generic_category().message(err); }
+using format::errno_text;
 
 std::string megabytes(uint64_t bytes) {
     char buf[32];

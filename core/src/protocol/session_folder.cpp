@@ -11,11 +11,13 @@
 #include <filesystem>
 #include <system_error>
 
+#include "refscope/format/errno_text.h"
+
 namespace refscope::live {
 
 namespace {
 
-std::string errno_text(int err) { return std::generic_category().message(err); }
+using format::errno_text;
 
 int64_t now_unix_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -1,0 +1,48 @@
+// Writing a file so that no reader ever sees half of it: the bytes go to a
+// temporary file beside the final path, are flushed to disk, and the
+// temporary is renamed over the path (atomic on one file system). A failure
+// at any step removes the temporary and leaves whatever was at the path
+// untouched. Snapshots, .heapsnapshot exports and rendered images are
+// written this way.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "refscope/format/errno_text.h"
+
+namespace refscope::format {
+
+// A step of AtomicFile failed; what() names the step, the file and errno's
+// text ("cannot create out.png.tmp.12.0: Permission denied").
+class AtomicFileError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class AtomicFile {
+public:
+    // Creates the temporary, mode 0644, with a name unique to this process
+    // and call ("<path>.tmp.<pid>.<n>"), so concurrent writers never collide.
+    explicit AtomicFile(std::string path);
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+    // Not committed: closes and removes the temporary.
+    ~AtomicFile();
+
+    int fd() const { return fd_; }
+    const std::string& temporary() const { return temporary_; }
+    // Writes all of `size` bytes, retrying interrupted and short writes.
+    void write(const void* data, size_t size);
+    // fsync, close, rename over the path. Throws AtomicFileError; the
+    // temporary is gone either way.
+    void commit();
+
+private:
+    void discard() noexcept;
+    std::string path_;
+    std::string temporary_;
+    int fd_ = -1;
+};
+
+}  // namespace refscope::format

@@ -1,0 +1,63 @@
+// AtomicFile (atomic_file.h): temporary beside the path, fsync, rename.
+#include "refscope/format/atomic_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+
+namespace refscope::format {
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+    static std::atomic<unsigned> counter{0};
+    temporary_ = path_ + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+    fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw AtomicFileError("cannot create " + temporary_ + ": " + errno_text(errno));
+}
+
+AtomicFile::~AtomicFile() { discard(); }
+
+void AtomicFile::discard() noexcept {
+    if (fd_ < 0) return;
+    ::close(fd_);
+    ::unlink(temporary_.c_str());
+    fd_ = -1;
+}
+
+void AtomicFile::write(const void* data, size_t size) {
+    const auto* bytes = static_cast<const char*>(data);
+    while (size > 0) {
+        const ssize_t n = ::write(fd_, bytes, size);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw AtomicFileError("cannot write " + temporary_ + ": " + errno_text(errno));
+        }
+        bytes += n;
+        size -= static_cast<size_t>(n);
+    }
+}
+
+void AtomicFile::commit() {
+    // Flushed before the rename: after a crash the path holds either the old
+    // file or the complete new one.
+    if (::fsync(fd_) != 0) {
+        const int error = errno;
+        discard();
+        throw AtomicFileError("cannot sync " + temporary_ + ": " + errno_text(error));
+    }
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) {
+        const int error = errno;
+        ::unlink(temporary_.c_str());
+        throw AtomicFileError("cannot close " + temporary_ + ": " + errno_text(error));
+    }
+    if (::rename(temporary_.c_str(), path_.c_str()) != 0) {
+        const int error = errno;
+        ::unlink(temporary_.c_str());
+        throw AtomicFileError("cannot rename " + temporary_ + " to " + path_ + ": " + errno_text(error));
+    }
+}
+
+}  // namespace refscope::format
