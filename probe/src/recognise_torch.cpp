@@ -63,7 +63,10 @@ struct TorchState {
     // torch.from_numpy's deleters: NumPy's ndarray type (null: not read) and
     // libtorch_python, whose code the deleter is.
     PyTypeObject* ndarray = nullptr;
-    TorchPythonLibrary python_library;
+    LoadedLibrary python_library;
+    // libc10, whose (unexported) deleteInefficientStdFunctionContext is the
+    // deleter of every DataPtr whose context is an InefficientStdFunctionContext.
+    LoadedLibrary c10_library;
     // C++ objects whose out-edges this walk has reported (by whichever call
     // reported them first): the walker keeps only that call's edges. What a
     // call added is undone if the call fails (its reports are discarded).
@@ -103,15 +106,11 @@ int find_segments(dl_phdr_info* info, size_t, void* data) {
     return 1;
 }
 
-// libtorch_python, through a function of torch._C it defines; empty (path
-// "", range 0..0) if it cannot be told.
-TorchPythonLibrary find_torch_python(PyObject* c_module) {
-    TorchPythonLibrary library;
-    PyObject* init = dict_find_str(c_module, "_initExtension");
+// The loaded library `address` lies in; empty (path "", range 0..0) if none.
+LoadedLibrary library_at(const void* address) {
+    LoadedLibrary library;
     Dl_info info;
-    if (init == nullptr || !PyCFunction_Check(init) ||
-        dladdr(reinterpret_cast<const void*>(PyCFunction_GET_FUNCTION(init)), &info) == 0 || info.dli_fname == nullptr)
-        return library;
+    if (address == nullptr || dladdr(address, &info) == 0 || info.dli_fname == nullptr) return library;
     SegmentSearch search;
     search.base = reinterpret_cast<uintptr_t>(info.dli_fbase);
     dl_iterate_phdr(&find_segments, &search);
@@ -120,6 +119,13 @@ TorchPythonLibrary find_torch_python(PyObject* c_module) {
     library.begin = search.begin;
     library.end = search.end;
     return library;
+}
+
+// libtorch_python, through a function of torch._C it defines.
+LoadedLibrary find_torch_python(PyObject* c_module) {
+    PyObject* init = dict_find_str(c_module, "_initExtension");
+    if (init == nullptr || !PyCFunction_Check(init)) return {};
+    return library_at(reinterpret_cast<const void*>(PyCFunction_GET_FUNCTION(init)));
 }
 
 // The RTTI name of a polymorphic C++ object ("N3c1010TensorImplE"), read from
@@ -254,13 +260,16 @@ void report_preserved(const refscope_describe_api* api, refscope_describe_sink* 
 // (torch/csrc/utils/tensor_numpy.cpp), captured the ndarray and holds a
 // reference to it until the storage is freed. Its one capture is stored in
 // place, first in the std::function. Reported only when every part checks
-// out: the context's pointer is the data, the std::function's manager is
-// code of libtorch_python, and the capture is an object whose type is
+// out: the DataPtr's own deleter is code of libc10 (c10's deleter for such
+// contexts is a static function, so no symbol names it exactly; PyTorch's own
+// allocations have no context apart from the data), the context's pointer is the data, the std::function's manager
+// is code of libtorch_python, and the capture is an object whose type is
 // exactly numpy.ndarray (a subclass, e.g. np.memmap, stays unexplained).
 void report_numpy_owner(const refscope_describe_api* api, refscope_describe_sink* sink, refscope_node node,
-                        const void* data, const char* context) {
+                        const char* storage, const void* data, const char* context) {
     const TorchLayout& L = *g_torch.layout;
-    if (g_torch.ndarray == nullptr || L.ctx_deleter == 0) return;
+    if (g_torch.ndarray == nullptr || L.ctx_deleter == 0 || L.si_deleter == 0) return;
+    if (!g_torch.c10_library.contains(read_at<const void*>(storage, L.si_deleter))) return;
     if (read_at<const void*>(context, L.ctx_ptr) != data) return;
     if (!g_torch.python_library.contains(read_at<const void*>(context, L.ctx_deleter + L.fn_manager))) return;
     const auto* array = read_at<const char*>(context, L.ctx_deleter);
@@ -293,7 +302,7 @@ void describe_storage(const refscope_describe_api* api, refscope_describe_sink* 
                                        : borrowed ? ", borrowed (allocated outside PyTorch)" : "");
     api->native_details(sink, node, counts.strong, preview);
     report_preserved(api, sink, node, counts);
-    if (borrowed && context != nullptr) report_numpy_owner(api, sink, node, data, context);
+    if (borrowed && context != nullptr) report_numpy_owner(api, sink, node, storage, data, context);
     if (data == nullptr || symbolic || bytes <= 0) return;
     const std::string type = std::string("tensor data (") + device + (borrowed ? ", borrowed)" : ")");
     refscope_node bytes_node =
@@ -425,6 +434,14 @@ PyTypeObject* torch_c_type(PyObject* module, const char* name, const char* tp_na
 
 }  // namespace
 
+void* find_symbol(const char* path, const char* symbol) {
+    void* handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr) return nullptr;
+    void* address = dlsym(handle, symbol);
+    dlclose(handle);
+    return address;
+}
+
 void recognise_torch(DescribeSession& session) {
     g_torch.layout = nullptr;
     g_torch.described.clear();
@@ -456,6 +473,12 @@ void recognise_torch(DescribeSession& session) {
     PyObject* ndarray = numpy != nullptr ? dict_find_str(numpy, "ndarray") : nullptr;
     g_torch.ndarray = ndarray != nullptr && PyType_Check(ndarray) ? reinterpret_cast<PyTypeObject*>(ndarray) : nullptr;
     g_torch.python_library = find_torch_python(module);
+    // c10::InefficientStdFunctionContext::makeDataPtr, exported by libc10.
+    g_torch.c10_library =
+        g_torch.python_library.path.empty()
+            ? LoadedLibrary{}
+            : library_at(find_symbol(g_torch.python_library.path.c_str(),
+                                     "_ZN3c1029InefficientStdFunctionContext11makeDataPtrEPvSt8functionIFvS1_EENS_6DeviceE"));
     Describer d;
     d.library = "torch";
     d.describe_instance = &describe_tensor;

@@ -20,7 +20,6 @@
 // called is c10::toString(DispatchKey), which returns a string literal.
 // Offsets come from torch_layout.h (measured from the release's headers);
 // docs/pytorch-internals.md, section 7, has the facts behind them.
-#include <dlfcn.h>
 #include <pthread.h>
 
 #include <algorithm>
@@ -55,7 +54,7 @@ struct DispatcherState {
     const char* const* singleton = nullptr;
     const unsigned char* singleton_guard = nullptr;
     KeyName key_name = nullptr;
-    TorchPythonLibrary library;
+    LoadedLibrary library;
     // Per walk: kernel vtable -> PythonKernelHolder's RTTI name or nullptr.
     std::unordered_map<const void*, const char*> kernel_types;
 };
@@ -243,19 +242,10 @@ int describe_dispatcher(const refscope_describe_api* api, refscope_describe_sink
     }
 }
 
-// A symbol of `library` or of the libraries it loaded.
-void* find_symbol(const char* library, const char* symbol) {
-    void* handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD);
-    if (handle == nullptr) return nullptr;
-    void* address = dlsym(handle, symbol);
-    dlclose(handle);
-    return address;
-}
-
 }  // namespace
 
 void recognise_torch_dispatcher(DescribeSession& session, const TorchLayout& layout,
-                                const TorchPythonLibrary& library, bool same_abi) {
+                                const LoadedLibrary& library, bool same_abi) {
     g_dispatcher = DispatcherState{};
     // A layout measured without the dispatcher, or torch built with the other
     // std::string ABI (PyPI's wheels before 2.7): OperatorName's strings,

@@ -53,8 +53,9 @@ struct TorchLayout {
     size_t device_policy_byte = 0;
     unsigned device_policy_mask = 0;
     // si_data: DataPtr's data pointer; si_context: its context pointer, equal
-    // to the data pointer for memory PyTorch's allocators made.
-    size_t si_data = 0, si_context = 0, si_device = 0, si_size_bytes = 0, si_size_heap = 0, si_pyobj_slot = 0, si_size = 0;
+    // to the data pointer for memory PyTorch's allocators made; si_deleter:
+    // the function that frees the context (0: not measured).
+    size_t si_data = 0, si_context = 0, si_deleter = 0, si_device = 0, si_size_bytes = 0, si_size_heap = 0, si_pyobj_slot = 0, si_size = 0;
     // c10::InefficientStdFunctionContext (the context of memory given with
     // a deleter, as torch.from_numpy does): its data pointer and its
     // std::function deleter; fn_manager: the std::function's manager.

@@ -70,16 +70,27 @@ alignas(alignof(c10::TensorImpl)) unsigned char g_buffer[sizeof(c10::TensorImpl)
 // Where a UniqueVoidPtr keeps its context pointer (inside the unique_ptr,
 // whose layout is the standard library's): construct one in a zeroed buffer
 // with a recognisable context and find it. It is never destroyed.
-size_t context_offset() {
+void marker_deleter(void*) {}
+
+// Where UniqueVoidPtr keeps its context and its deleter (a unique_ptr's
+// pointer and deleter, in whatever order the standard library's tuple puts
+// them): found by constructing one with markers.
+struct VoidPtrOffsets {
+    size_t context = SIZE_MAX, deleter = SIZE_MAX;
+};
+VoidPtrOffsets void_ptr_offsets() {
     alignas(c10::detail::UniqueVoidPtr) unsigned char buffer[sizeof(c10::detail::UniqueVoidPtr)] = {};
     void* const marker = reinterpret_cast<void*>(uintptr_t{0x5a5a5a5a5a5a5a50});
-    new (buffer) c10::detail::UniqueVoidPtr(nullptr, marker, [](void*) {});
+    c10::DeleterFnPtr const deleter = &marker_deleter;
+    new (buffer) c10::detail::UniqueVoidPtr(nullptr, marker, deleter);
+    VoidPtrOffsets offsets;
     for (size_t i = 0; i + sizeof(void*) <= sizeof buffer; i += alignof(void*)) {
         void* word;
         std::memcpy(&word, buffer + i, sizeof word);
-        if (word == marker) return i;
+        if (word == marker) offsets.context = i;
+        if (word == reinterpret_cast<void*>(deleter)) offsets.deleter = i;
     }
-    return SIZE_MAX;
+    return offsets;
 }
 
 template <class Set>
@@ -169,11 +180,12 @@ int main() {
     // StorageImpl: DataPtr { UniqueVoidPtr { void* data_; ... }; Device device_; }.
     const size_t data = offsetof(StorageImpl, data_ptr_) + offsetof(c10::DataPtr, ptr_) +
                         offsetof(c10::detail::UniqueVoidPtr, data_);
-    const size_t context = offsetof(StorageImpl, data_ptr_) + offsetof(c10::DataPtr, ptr_) + context_offset();
-    std::printf(" .si_data = %zu, .si_context = %zu, .si_device = %zu, .si_size_bytes = %zu, .si_size_heap = %zu,"
-                " .si_pyobj_slot = %zu, .si_size = %zu,",
-                data, context, offsetof(StorageImpl, data_ptr_) + offsetof(c10::DataPtr, device_),
-                offsetof(StorageImpl, size_bytes_), offsetof(StorageImpl, size_bytes_is_heap_allocated_),
+    const size_t void_ptr = offsetof(StorageImpl, data_ptr_) + offsetof(c10::DataPtr, ptr_);
+    const VoidPtrOffsets offsets = void_ptr_offsets();
+    std::printf(" .si_data = %zu, .si_context = %zu, .si_deleter = %zu, .si_device = %zu, .si_size_bytes = %zu,"
+                " .si_size_heap = %zu, .si_pyobj_slot = %zu, .si_size = %zu,",
+                data, void_ptr + offsets.context, void_ptr + offsets.deleter,
+                offsetof(StorageImpl, data_ptr_) + offsetof(c10::DataPtr, device_), offsetof(StorageImpl, size_bytes_), offsetof(StorageImpl, size_bytes_is_heap_allocated_),
                 offsetof(StorageImpl, pyobj_slot_), sizeof(StorageImpl));
     using Context = c10::InefficientStdFunctionContext;
     std::printf(" .ctx_ptr = %zu, .ctx_deleter = %zu, .fn_manager = %zu,", offsetof(Context, ptr_),

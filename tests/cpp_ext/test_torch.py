@@ -4,6 +4,7 @@ REFSCOPE_TORCH_RELEASES lists the releases the probe was built to read
 ("2.6,2.14"); on any other release the recogniser must report nothing."""
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 
@@ -305,6 +306,46 @@ class TensorsCli(unittest.TestCase):
         self.assertEqual(edges[-3:], ["<native: cdata>", "<native: autograd_meta_->grad_>",
                                       "<native: pyobj_slot_ (preserved)>"], edges)
         self.assertEqual(path["hops"][-2]["node"]["address"], self.info["grad_impl"])
+
+
+@unittest.skipIf(torch is None, "torch does not import here")
+class FinalizerCli(unittest.TestCase):
+    """programs/torch_finalizer.py: a finalizer whose callback holds the
+    torch.fx GraphModule that holds the layer it waits for."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.workdir = tempfile.mkdtemp(prefix="refscope-torch-")
+        cls.info = run_program("torch_finalizer.py", cls.workdir)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.workdir, True)
+
+    def test_the_layer_is_the_first_suspect_and_its_finalizer_is_named(self):
+        rows = cli_json("suspects", self.info["snapshot"], "--top", "5")["rows"]
+        first = rows[0]
+        self.assertEqual((first["type"], first["confidence"]), ("torch.nn.modules.linear.Linear", "high"),
+                         [(r["type"], r["kinds"]) for r in rows])
+        self.assertIn("own finalizer", first["kinds"])
+        trap = first["finalizer"]
+        self.assertEqual(trap["via"], "finalizer entry")
+        self.assertEqual(trap["referent"]["address"], self.info["layer"])
+        self.assertEqual(trap["holder"]["type"], "weakref.finalize._Info")
+        # the layer's weight comes with it
+        self.assertGreaterEqual(first["retained_bytes"], 512 * 512 * 4)
+        self.assertEqual(cli_json("query", self.info["snapshot"], "type:__main__.Net")["objects"], 0)
+
+    def test_the_path_runs_through_the_partial_and_the_graph_module(self):
+        path = cli_json("path", self.info["snapshot"], "--to", self.info["layer"])
+        self.assertTrue(path["found"], path.get("explanation"))
+        types = [hop["node"]["type"] for hop in path["hops"]]
+        self.assertIn("functools.partial", types)
+        self.assertIn(self.info["graph_module"], [hop["node"]["address"] for hop in path["hops"]])
+        self.assertEqual(path["finalizer"]["holder"]["type"], "weakref.finalize._Info")
+        text = subprocess.run([cli(), "path", self.info["snapshot"], "--to", self.info["layer"]], check=True,
+                              capture_output=True, text=True, timeout=120).stdout
+        self.assertIn("finalizer trap: this path runs through weakref.finalize._Info", text)
 
 
 if __name__ == "__main__":
