@@ -191,7 +191,7 @@ against its objects in plain words: unexplained surplus, unreachable (and
 the holder keeping them), members of uncollectable cycles, growth since a
 baseline, survivors of the three-snapshot technique, large retained size,
 and objects kept alive only by their own finalizer (a weak-reference callback
-or weakref.finalize whose state holds what it waits for: it never runs).
+or weakref.finalize whose state holds what it waits for, so it cannot run).
 Rows that are probably static state held from C (the interpreter's or an
 extension's: interned strings, static types, module globals), or only large, are
 "low" confidence and come last (docs/leak-suspects.md).

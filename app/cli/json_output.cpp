@@ -184,6 +184,7 @@ void write_finalizer(JsonWriter& json, const std::optional<FinalizerReport>& fin
     json.begin_object();
     json.field("via", finalizer->via);
     json.field("text", finalizer->text);
+    json.field("note", finalizer->note);
     for (const auto& [key, node] : {std::pair<const char*, const NodeReport*>{"referent", &finalizer->referent},
                                     {"weakref", &finalizer->weakref},
                                     {"callback", &finalizer->callback},

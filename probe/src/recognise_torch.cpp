@@ -473,12 +473,15 @@ void recognise_torch(DescribeSession& session) {
     PyObject* ndarray = numpy != nullptr ? dict_find_str(numpy, "ndarray") : nullptr;
     g_torch.ndarray = ndarray != nullptr && PyType_Check(ndarray) ? reinterpret_cast<PyTypeObject*>(ndarray) : nullptr;
     g_torch.python_library = find_torch_python(module);
-    // c10::InefficientStdFunctionContext::makeDataPtr, exported by libc10.
-    g_torch.c10_library =
-        g_torch.python_library.path.empty()
-            ? LoadedLibrary{}
-            : library_at(find_symbol(g_torch.python_library.path.c_str(),
-                                     "_ZN3c1029InefficientStdFunctionContext11makeDataPtrEPvSt8functionIFvS1_EENS_6DeviceE"));
+    // c10::InefficientStdFunctionContext::makeDataPtr, exported by libc10:
+    // its std::function is taken by value (2.6, 2.14) or by const reference
+    // (other releases).
+    g_torch.c10_library = {};
+    for (const char* symbol : {"_ZN3c1029InefficientStdFunctionContext11makeDataPtrEPvSt8functionIFvS1_EENS_6DeviceE",
+                               "_ZN3c1029InefficientStdFunctionContext11makeDataPtrEPvRKSt8functionIFvS1_EENS_6DeviceE"}) {
+        if (!g_torch.c10_library.path.empty() || g_torch.python_library.path.empty()) break;
+        g_torch.c10_library = library_at(find_symbol(g_torch.python_library.path.c_str(), symbol));
+    }
     Describer d;
     d.library = "torch";
     d.describe_instance = &describe_tensor;

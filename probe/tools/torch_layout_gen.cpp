@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -182,9 +183,15 @@ int main() {
                         offsetof(c10::detail::UniqueVoidPtr, data_);
     const size_t void_ptr = offsetof(StorageImpl, data_ptr_) + offsetof(c10::DataPtr, ptr_);
     const VoidPtrOffsets offsets = void_ptr_offsets();
+    // The context is required; a deleter not found is written as 0 ("not
+    // measured"), which keeps the from_numpy edge off.
+    if (offsets.context == SIZE_MAX) {
+        std::fprintf(stderr, "torch_layout_gen: UniqueVoidPtr's context not found\n");
+        std::exit(1);
+    }
     std::printf(" .si_data = %zu, .si_context = %zu, .si_deleter = %zu, .si_device = %zu, .si_size_bytes = %zu,"
                 " .si_size_heap = %zu, .si_pyobj_slot = %zu, .si_size = %zu,",
-                data, void_ptr + offsets.context, void_ptr + offsets.deleter,
+                data, void_ptr + offsets.context, offsets.deleter == SIZE_MAX ? 0 : void_ptr + offsets.deleter,
                 offsetof(StorageImpl, data_ptr_) + offsetof(c10::DataPtr, device_), offsetof(StorageImpl, size_bytes_), offsetof(StorageImpl, size_bytes_is_heap_allocated_),
                 offsetof(StorageImpl, pyobj_slot_), sizeof(StorageImpl));
     using Context = c10::InefficientStdFunctionContext;

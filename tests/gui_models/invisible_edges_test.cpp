@@ -10,7 +10,8 @@
 // dict's unreported str key (not: atomic), a Python object's edge into a
 // native C++ node (not: the native → Python edge is the one that matters),
 // that native node's edge back into a Python object (hidden), a weak
-// reference (not) and an ordinary traversed reference (not).
+// reference (not), an ordinary traversed reference (not) and a code
+// object's unreported edge to a tuple the collector untracked (not).
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -64,6 +65,17 @@ Snapshot build(Heap& h) {
     h.item = b.node("list", 1, {}, 64);
     b.dict_item(h.module_dict, b.str("l"), h.item);
     b.edge(h.item, h.tensor, EdgeKind::Index, 0);
+    // A code object (no GC) holding a tuple of names the collector untracked:
+    // tuples have tracked instances too, so this one holds only atomic
+    // objects and can close no cycle.
+    const uint32_t code = b.node("code", 1, "f", 160, 0);
+    b.dict_item(h.module_dict, b.str("code"), code);
+    const uint32_t names = b.node("tuple", 1, {}, 48, 0);
+    b.edge(code, names, EdgeKind::Field, b.string_id("co_names"), kOwnedOnly);
+    b.edge(names, b.str("x"), EdgeKind::Index, 0);
+    const uint32_t tracked_tuple = b.node("tuple", 1, {}, 48, format::kNodeGcTracked);
+    b.dict_item(h.module_dict, b.str("pair"), tracked_tuple);
+    b.edge(tracked_tuple, h.item, EdgeKind::Index, 0);
     Snapshot s = b.build();
     // Refcounts: exactly the owned references, plus the module dict's root.
     for (size_t n = 0; n < s.node_count(); ++n) s.node_refcount[n] = 0;

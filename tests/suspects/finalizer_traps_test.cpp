@@ -164,7 +164,8 @@ TEST(FinalizerTraps, TheTrappedTypeIsTheFirstHighConfidenceSuspect) {
     EXPECT_TRUE(first.kinds & kSuspectOwnFinalizer);
     EXPECT_EQ(first.finalizer_objects, 1u);
     EXPECT_EQ(first.finalizer_trap.holder, h.info);
-    EXPECT_TRUE(contains(first.reason, "kept alive only by the state of a callback waiting for it to be freed"))
+    EXPECT_TRUE(contains(first.reason, "kept alive only by the state of a callback waiting for it to be freed, which "
+                                       "cannot run while its state holds it"))
         << first.reason;
     EXPECT_TRUE(contains(first.reason, "4.0 MiB retained")) << first.reason;
     EXPECT_EQ(suspect_kind_name(kSuspectOwnFinalizer), "own finalizer");

@@ -90,6 +90,9 @@ TEST(LeakSuspects, StaticTypesOfNoLoadedModuleOrKeptByTheirExtensionAreNoiseExpo
     b.node("Token.MISSING", 2, {}, 16, 0, "Token");
     b.node("_ext.Handle", 2, {}, 48, 0, "_ext");
     b.node("_ext.Enum", 2, {}, 40, 0, "_ext");
+    // A private type leaking one instance per call is not static state.
+    static_type("_ext.Iterator", "_ext");
+    for (int i = 0; i < 100; ++i) b.node("_ext.Iterator", 2, {}, 40, 0, "_ext");
     const Analysis a(b.build());
     const LeakSuspects suspects(a.inputs());
     ASSERT_NE(suspects.find("Token.MISSING"), nullptr);
@@ -98,7 +101,10 @@ TEST(LeakSuspects, StaticTypesOfNoLoadedModuleOrKeptByTheirExtensionAreNoiseExpo
     EXPECT_EQ(suspects.find("_ext.Enum")->confidence, SuspectConfidence::Low);
     ASSERT_NE(suspects.find("_ext.Handle"), nullptr);
     EXPECT_EQ(suspects.find("_ext.Handle")->confidence, SuspectConfidence::High);
-    EXPECT_EQ(suspects.high_confidence_count(), 1u);
+    ASSERT_NE(suspects.find("_ext.Iterator"), nullptr);
+    EXPECT_EQ(suspects.find("_ext.Iterator")->confidence, SuspectConfidence::High);
+    EXPECT_EQ(suspects.find("_ext.Iterator")->objects, 100u);
+    EXPECT_EQ(suspects.high_confidence_count(), 2u);
 }
 
 // Every class forms a cycle with its own __dict__ and descriptors, so a class

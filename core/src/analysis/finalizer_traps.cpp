@@ -40,8 +40,9 @@ void add_weak_callbacks(const GraphIndex& index, uint32_t weak_edge, std::vector
 }
 
 // Dict values stored under each of `keys` (a DictValue edge's label is its
-// key's node id), in one pass over the edges: a registry of thousands of
-// finalizers is one dict, so looking entries up per key would be quadratic.
+// key's node id), in one pass over the edges: for every weak callback of a
+// heap, where a registry of thousands of finalizers is one dict, so looking
+// entries up per key would be quadratic.
 std::unordered_multimap<uint32_t, uint32_t> values_keyed_by(const GraphIndex& index,
                                                             const std::unordered_set<uint32_t>& keys) {
     std::unordered_multimap<uint32_t, uint32_t> values;
@@ -53,6 +54,55 @@ std::unordered_multimap<uint32_t, uint32_t> values_keyed_by(const GraphIndex& in
             values.emplace(s.edge_label[e], index.target(e));
     }
     return values;
+}
+
+// The same for the few keys along one path (the app asks on every click):
+// through each key's DictKey in-edges to the dicts holding it, scanning only
+// those dicts, never the whole heap.
+std::unordered_multimap<uint32_t, uint32_t> values_keyed_in_dicts(const GraphIndex& index,
+                                                                  const std::unordered_set<uint32_t>& keys) {
+    const Snapshot& s = index.snapshot();
+    std::unordered_multimap<uint32_t, uint32_t> values;
+    for (const uint32_t key : keys) {
+        for (const uint32_t in : index.in_edges(key)) {
+            if (index.kind(in) != format::EdgeKind::DictKey) continue;
+            for (const uint32_t e : index.out_edges(index.source(in))) {
+                if (index.kind(e) == format::EdgeKind::DictValue && index.retains(e) && s.edge_label[e] == key &&
+                    index.target(e) < index.node_count())
+                    values.emplace(key, index.target(e));
+            }
+        }
+    }
+    return values;
+}
+
+// Pre- and post-order numbers of the dominator tree's nodes, so that "a
+// dominates b" is two comparisons instead of a walk up b's chain (a heap can
+// hold a million weak callbacks on deep chains). Iterative: chains are deep.
+struct DominatorOrder {
+    std::vector<uint32_t> pre, post;  // per node; kNoNode when unreachable
+    bool dominates(uint32_t a, uint32_t b) const {
+        return pre[a] != kNoNode && pre[b] != kNoNode && pre[a] <= pre[b] && post[b] <= post[a];
+    }
+};
+
+DominatorOrder order_of(const DominatorTree& dominators, uint32_t node_count) {
+    DominatorOrder order{std::vector<uint32_t>(node_count, kNoNode), std::vector<uint32_t>(node_count, kNoNode)};
+    uint32_t pre = 0, post = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> stack{{kSuperRoot, 0}};  // node, next child
+    while (!stack.empty()) {
+        auto& [node, next] = stack.back();
+        const auto children = dominators.children(node);
+        if (next < children.size()) {
+            const uint32_t child = children[next++];
+            if (child < node_count) order.pre[child] = pre++;
+            stack.emplace_back(child, 0);
+            continue;
+        }
+        if (node < node_count) order.post[node] = post++;
+        stack.pop_back();
+    }
+    return order;
 }
 
 std::unordered_set<uint32_t> callback_keys(const std::vector<WeakCallback>& callbacks) {
@@ -91,25 +141,25 @@ std::string_view trap_holder_name(TrapHolder via) {
     return "?";
 }
 
-std::vector<FinalizerTrap> find_finalizer_traps(const GraphIndex& index, const DominatorTree& dominators,
-                                                uint32_t max_depth) {
+std::vector<FinalizerTrap> find_finalizer_traps(const GraphIndex& index, const DominatorTree& dominators) {
     std::vector<WeakCallback> callbacks;
     for (uint32_t e = 0; e < index.edge_count(); ++e) {
         if (index.kind(e) == format::EdgeKind::Weak) add_weak_callbacks(index, e, callbacks);
     }
+    if (callbacks.empty()) return {};
     const auto keyed = values_keyed_by(index, callback_keys(callbacks));
+    const DominatorOrder order = order_of(dominators, index.node_count());
     std::vector<FinalizerTrap> traps;
     for (const WeakCallback& w : callbacks) {
         if (!dominators.reachable(w.referent)) continue;
+        // The nearest dominator among the state: the one deepest in the tree.
+        const std::pair<uint32_t, TrapHolder>* nearest = nullptr;
         const auto state = state_of(w, keyed);
-        uint32_t d = dominators.idom(w.referent);
-        for (uint32_t step = 0; d < index.node_count() && step < max_depth; ++step, d = dominators.idom(d)) {
-            const auto hit = std::find_if(state.begin(), state.end(), [d](const auto& p) { return p.first == d; });
-            if (hit != state.end()) {
-                traps.push_back(trap_at(w, d, hit->second));
-                break;
-            }
+        for (const auto& candidate : state) {
+            if (candidate.first == w.referent || !order.dominates(candidate.first, w.referent)) continue;
+            if (nearest == nullptr || order.pre[candidate.first] > order.pre[nearest->first]) nearest = &candidate;
         }
+        if (nearest != nullptr) traps.push_back(trap_at(w, nearest->first, nearest->second));
     }
     std::stable_sort(traps.begin(), traps.end(),
                      [](const FinalizerTrap& a, const FinalizerTrap& b) { return a.referent < b.referent; });
@@ -127,7 +177,7 @@ std::optional<FinalizerTrap> finalizer_trap_on_path(const GraphIndex& index, std
             if (index.kind(e) == format::EdgeKind::Weak) add_weak_callbacks(index, e, callbacks);
     }
     if (callbacks.empty()) return std::nullopt;
-    const auto keyed = values_keyed_by(index, callback_keys(callbacks));
+    const auto keyed = values_keyed_in_dicts(index, callback_keys(callbacks));
     for (size_t j = 1; j < nodes.size(); ++j) {
         for (const WeakCallback& w : callbacks) {
             if (w.referent != nodes[j]) continue;

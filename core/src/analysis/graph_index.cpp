@@ -33,6 +33,11 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
     check_columns(snapshot);
     node_count_ = static_cast<uint32_t>(snapshot.node_count());
     edge_count_ = static_cast<uint32_t>(snapshot.edge_count());
+    type_tracked_.assign(snapshot.types.size(), 0);
+    for (uint32_t n = 0; n < node_count_; ++n) {
+        const uint32_t type = snapshot.node_type[n];
+        if (type < type_tracked_.size() && (snapshot.node_flags[n] & format::kNodeGcTracked)) type_tracked_[type] = 1;
+    }
     const uint32_t* sources = snapshot.edge_source.data();
     const uint32_t* targets = snapshot.edge_target.data();
     const uint8_t* flags = snapshot.edge_flags.data();

@@ -42,6 +42,11 @@ std::vector<uint8_t> module_globals(const GraphIndex& index, const std::vector<u
     return global;
 }
 
+// An extension's private static type with at most this many instances is
+// its own C state (Cython's five memoryview Enum constants, one NumPy
+// descriptor per dtype); more is a pattern worth a look.
+constexpr uint32_t kFewStaticInstances = 64;
+
 }  // namespace
 
 const FinalizerTrap* SuspectEvidence::trap_of(uint32_t node) const {
@@ -104,15 +109,20 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
     // instances are that extension's C state (Cython's memoryview `Enum`
     // constants in every module that uses typed memoryviews, NumPy 1.x's
     // builtin dtype descriptors, whose `numpy.dtype[float32]` classes no
-    // module exports before `numpy.dtypes`). Static types are told apart by
+    // module exports before `numpy.dtypes`) — as long as they have few
+    // instances (kFewStaticInstances): a private iterator or result type of
+    // a hand-written extension that leaks one per call has many, and stays
+    // evidence. Static types are told apart by
     // the probe's kNodeStaticType flag on the type object's node. The same
     // pass notes which types have classes as instances (metatypes, below).
     std::vector<uint8_t> makes_classes(type_count + 1, 0);
     {
         std::unordered_set<std::string_view> loaded_modules;
         std::unordered_map<uint64_t, uint32_t> static_type_nodes;  // address → node
+        std::vector<uint32_t> instances(type_count + 1, 0);
         for (uint32_t node = 0; node < n_nodes; ++node) {
             const uint8_t flags = s.node_flags[node];
+            ++instances[std::min<size_t>(s.node_type[node], type_count)];
             if (flags & format::kNodeTypeObject) makes_classes[std::min<size_t>(s.node_type[node], type_count)] = 1;
             if ((flags & format::kNodeTypeObject) && (flags & format::kNodeStaticType)) {
                 static_type_nodes.emplace(s.node_address[node], node);
@@ -125,7 +135,9 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
             const auto found = static_type_nodes.find(s.types[t].type_address);
             if (interpreter_type[t] || found == static_type_nodes.end()) continue;
             const std::string_view module = s.strings.view(s.types[t].module);
-            if (!loaded_modules.contains(module) || !module_global[found->second]) interpreter_type[t] = 1;
+            if (!loaded_modules.contains(module) ||
+                (!module_global[found->second] && instances[t] <= kFewStaticInstances))
+                interpreter_type[t] = 1;
         }
     }
     // A class object is judged by the module that defines it, not by its

@@ -277,18 +277,6 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
                                   (k == 1 ? "is" : "are") + " still alive in snapshot 3");
             score += 8 * magnitude(k, row.survivor_bytes);
         }
-        if (row.kinds & kSuspectOwnFinalizer) {
-            const uint64_t k = row.finalizer_objects;
-            row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") +
-                                  " kept alive only by the state of a callback waiting for " +
-                                  (k == 1 ? "it" : "them") + " to be freed, so the callback never runs and " +
-                                  (k == 1 ? "it never goes" : "they never go") + " (" +
-                                  human_bytes(row_bytes[r].finalizer_retained) + " retained): " +
-                                  describe_finalizer_trap(s, row.finalizer_trap));
-            // Proof of a leak, like an uncollectable cycle, and ranked above
-            // one: the cycle may be the interpreter's, the trap never is.
-            score += 12 * (kProofBonus + magnitude(k, row_bytes[r].finalizer_retained));
-        }
         if (row.kinds & kSuspectLargeRetained) {
             const uint64_t k = row.large_objects;
             const bool accumulates = accumulation != kNoNode && rows_of_accumulation == r;
@@ -320,6 +308,18 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
                                       human_bytes(retained) + " (" + percent + " of the heap)");
                 score += magnitude(k, retained);
             }
+        }
+        if (row.kinds & kSuspectOwnFinalizer) {
+            const uint64_t k = row.finalizer_objects;
+            row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") +
+                                  " kept alive only by the state of a callback waiting for " +
+                                  (k == 1 ? "it" : "them") + " to be freed, which cannot run while its state holds " +
+                                  (k == 1 ? "it" : "them") + " (" +
+                                  human_bytes(row_bytes[r].finalizer_retained) + " retained): " +
+                                  describe_finalizer_trap(s, row.finalizer_trap));
+            // Proof of a leak, like an uncollectable cycle, and ranked above
+            // one: the cycle may be the interpreter's, the trap never is.
+            score += 12 * (kProofBonus + magnitude(k, row_bytes[r].finalizer_retained));
         }
         if (noise_row) {
             row.reasons.front() += " — probably static state held from C, the interpreter's or an "

@@ -2,6 +2,7 @@
 #include "refscope/format/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -13,7 +14,17 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     static std::atomic<unsigned> counter{0};
     temporary_ = path_ + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
     fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw AtomicFileError("cannot create " + temporary_ + ": " + errno_text(errno));
+    if (fd_ < 0) {
+        const int error = errno;
+        throw AtomicFileError("cannot create " + temporary_ + ": " + errno_text(error));
+    }
+    // 0644 whatever the umask: a snapshot or an exported picture is for
+    // sharing.
+    if (::fchmod(fd_, 0644) != 0) {
+        const int error = errno;
+        discard();
+        throw AtomicFileError("cannot set the permissions of " + temporary_ + ": " + errno_text(error));
+    }
 }
 
 AtomicFile::~AtomicFile() { discard(); }
@@ -30,8 +41,9 @@ void AtomicFile::write(const void* data, size_t size) {
     while (size > 0) {
         const ssize_t n = ::write(fd_, bytes, size);
         if (n < 0) {
-            if (errno == EINTR) continue;
-            throw AtomicFileError("cannot write " + temporary_ + ": " + errno_text(errno));
+            const int error = errno;
+            if (error == EINTR) continue;
+            throw AtomicFileError("cannot write " + temporary_ + ": " + errno_text(error));
         }
         bytes += n;
         size -= static_cast<size_t>(n);

@@ -53,10 +53,11 @@ struct FinalizerTrap {
 };
 
 // Every trapped object, by increasing referent id (one trap per referent:
-// the first weak reference found). A dominator chain is followed at most
-// `max_depth` steps up from the referent.
-std::vector<FinalizerTrap> find_finalizer_traps(const GraphIndex& index, const DominatorTree& dominators,
-                                                uint32_t max_depth = 4096);
+// the first weak reference found; the holder is the state's node nearest
+// the referent in the dominator tree). Dominance is tested with the tree's
+// pre/post-order numbers (8 bytes per object, only when a weak reference
+// with a callback exists).
+std::vector<FinalizerTrap> find_finalizer_traps(const GraphIndex& index, const DominatorTree& dominators);
 
 // Along one retention path (`nodes` from the root to the target): the first
 // referent on the path whose callback's state appears before it on the path.

@@ -96,8 +96,11 @@ public:
     // CLI, the app's views and both exports use. It keeps its target alive
     // (retains()), tp_traverse does not report it, and its target is a
     // Python object that can take part in a cycle: one the collector tracks,
-    // or an untracked one that holds references itself (a `Wrapper` type
-    // without Py_TPFLAGS_HAVE_GC holding `.value`). A reference from a C/C++
+    // or one of a type the collector never tracks that holds references
+    // itself (a `Wrapper` type without Py_TPFLAGS_HAVE_GC holding `.value`).
+    // An untracked object of a type that has tracked instances (a tuple of
+    // strs the collector untracked, a code object's co_names) holds only
+    // atomic objects: it can close no cycle. A reference from a C/C++
     // object a describe callback reported counts into any Python object (C++
     // keeps whatever it holds alive). Not hidden: references into native
     // nodes (the next native → Python edge is the one that matters) and
@@ -108,8 +111,10 @@ public:
         const uint32_t to = target(edge);
         const uint8_t target_flags = snapshot_->node_flags[to];
         if (target_flags & format::kNodeNative) return false;
-        return (snapshot_->node_flags[source(edge)] & format::kNodeNative) != 0 ||
-               (target_flags & format::kNodeGcTracked) != 0 || out_degree(to) > 0;
+        if ((snapshot_->node_flags[source(edge)] & format::kNodeNative) != 0) return true;
+        if ((target_flags & format::kNodeGcTracked) != 0) return true;
+        const uint32_t type = snapshot_->node_type[to];
+        return out_degree(to) > 0 && !(type < type_tracked_.size() && type_tracked_[type]);
     }
     // True when the snapshot's edges were not grouped by source and the index
     // had to sort them (a contract violation worth reporting, not fatal).
@@ -124,6 +129,7 @@ private:
     std::vector<uint32_t> in_offset_;   // node_count + 1
     std::vector<uint32_t> in_edge_;     // edge ids grouped by target
     std::vector<uint32_t> owned_in_;    // node_count
+    std::vector<uint8_t> type_tracked_;  // per type id: some instance is GC-tracked
 };
 
 // The node at `address`, or kNoNode. A linear scan: the CLI looks up one

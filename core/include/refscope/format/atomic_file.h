@@ -22,7 +22,7 @@ public:
 
 class AtomicFile {
 public:
-    // Creates the temporary, mode 0644, with a name unique to this process
+    // Creates the temporary, mode 0644 (whatever the umask), with a name unique to this process
     // and call ("<path>.tmp.<pid>.<n>"), so concurrent writers never collide.
     explicit AtomicFile(std::string path);
     AtomicFile(const AtomicFile&) = delete;
