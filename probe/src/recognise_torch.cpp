@@ -261,10 +261,10 @@ void report_preserved(const refscope_describe_api* api, refscope_describe_sink* 
 // reference to it until the storage is freed. Its one capture is stored in
 // place, first in the std::function. Reported only when every part checks
 // out: the DataPtr's own deleter is code of libc10 (c10's deleter for such
-// contexts is a static function, so no symbol names it exactly; PyTorch's own
-// allocations have no context apart from the data), the context's pointer is the data, the std::function's manager
-// is code of libtorch_python, and the capture is an object whose type is
-// exactly numpy.ndarray (a subclass, e.g. np.memmap, stays unexplained).
+// contexts is a static function, so no symbol names it exactly), the
+// context's pointer is the data, the std::function's manager is code of
+// libtorch_python, and the capture is an object whose type is exactly
+// numpy.ndarray (a subclass, e.g. np.memmap, stays unexplained).
 void report_numpy_owner(const refscope_describe_api* api, refscope_describe_sink* sink, refscope_node node,
                         const char* storage, const void* data, const char* context) {
     const TorchLayout& L = *g_torch.layout;
@@ -479,8 +479,9 @@ void recognise_torch(DescribeSession& session) {
     g_torch.c10_library = {};
     for (const char* symbol : {"_ZN3c1029InefficientStdFunctionContext11makeDataPtrEPvSt8functionIFvS1_EENS_6DeviceE",
                                "_ZN3c1029InefficientStdFunctionContext11makeDataPtrEPvRKSt8functionIFvS1_EENS_6DeviceE"}) {
-        if (!g_torch.c10_library.path.empty() || g_torch.python_library.path.empty()) break;
+        if (g_torch.python_library.path.empty()) break;
         g_torch.c10_library = library_at(find_symbol(g_torch.python_library.path.c_str(), symbol));
+        if (!g_torch.c10_library.path.empty()) break;
     }
     Describer d;
     d.library = "torch";

@@ -27,6 +27,17 @@ struct FinalizeHeap {
     uint32_t module_dict, registry, finalizer, info, weakref, args, graph, model, payload;
 };
 
+// The one trap `a` holds, with what the test expects of it; `text` is part
+// of its description.
+void expect_one_trap(const Analysis& a, uint32_t referent, uint32_t holder, TrapHolder via, const std::string& text) {
+    const auto traps = find_finalizer_traps(a.index, a.dominators);
+    ASSERT_EQ(traps.size(), 1u);
+    EXPECT_EQ(traps[0].referent, referent);
+    EXPECT_EQ(traps[0].holder, holder);
+    EXPECT_EQ(traps[0].via, via);
+    EXPECT_TRUE(contains(describe_finalizer_trap(a.s, traps[0]), text)) << describe_finalizer_trap(a.s, traps[0]);
+}
+
 FinalizeHeap finalize_heap(SnapshotBuilder& b, bool also_global) {
     FinalizeHeap h{};
     h.module_dict = b.node("dict", 2, "weakref");
@@ -118,12 +129,7 @@ TEST(FinalizerTraps, ACallbackClosureCapturingItsReferent) {
     b.edge(closure, plain, EdgeKind::Reference);
     b.edge(plain, other, EdgeKind::Weak, 0, 0);
     const Analysis a(b.build());
-    const auto traps = find_finalizer_traps(a.index, a.dominators);
-    ASSERT_EQ(traps.size(), 1u);
-    EXPECT_EQ(traps[0].referent, obj);
-    EXPECT_EQ(traps[0].holder, closure);
-    EXPECT_EQ(traps[0].via, TrapHolder::Callback);
-    EXPECT_TRUE(contains(describe_finalizer_trap(a.s, traps[0]), "the callback function app.<lambda>"));
+    expect_one_trap(a, obj, closure, TrapHolder::Callback, "the callback function app.<lambda>");
 }
 
 TEST(FinalizerTraps, AWeakKeyDictionaryValueHoldingItsKey) {
@@ -140,12 +146,7 @@ TEST(FinalizerTraps, AWeakKeyDictionaryValueHoldingItsKey) {
     b.edge(value, key, EdgeKind::Attribute, b.str("owner"));
     b.edge(key_ref, key, EdgeKind::Weak, 0, 0);
     const Analysis a(b.build());
-    const auto traps = find_finalizer_traps(a.index, a.dominators);
-    ASSERT_EQ(traps.size(), 1u);
-    EXPECT_EQ(traps[0].referent, key);
-    EXPECT_EQ(traps[0].holder, value);
-    EXPECT_EQ(traps[0].via, TrapHolder::WeakKeyEntry);
-    EXPECT_TRUE(contains(describe_finalizer_trap(a.s, traps[0]), "WeakKeyDictionary entry whose value holds its key"));
+    expect_one_trap(a, key, value, TrapHolder::WeakKeyEntry, "WeakKeyDictionary entry whose value holds its key");
 }
 
 TEST(FinalizerTraps, TheTrappedTypeIsTheFirstHighConfidenceSuspect) {
