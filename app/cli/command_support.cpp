@@ -8,9 +8,9 @@ namespace refscope::cli {
 
 using namespace refscope::analysis;
 
-Snapshot read_other_snapshot(const std::string& path) {
+SharedAnalysis load_analysis(const std::string& path, AnalysisOptions stages) {
     try {
-        return format::read_snapshot_file(path);
+        return SnapshotAnalysis::load(path, stages);
     } catch (const format::ReadError& e) {
         const std::string message = e.what();
         if (message.find(path) != std::string::npos) throw;
@@ -60,22 +60,22 @@ FinalizerReport finalizer_report(const Snapshot& s, const RootClasses& roots, co
             node_report(s, roots, trap.callback), node_report(s, roots, trap.holder)};
 }
 
-HopReport hop_report(const Analysis& a, uint32_t edge, uint32_t node) {
-    const Snapshot& s = a.index.snapshot();
+HopReport hop_report(const SnapshotAnalysis& a, uint32_t edge, uint32_t node) {
+    const Snapshot& s = a.snapshot();
     HopReport hop;
     hop.edge = describe_edge(s, edge);
     hop.edge_kind = std::string(edge_kind_name(s.edge_kind[edge]));
     hop.owned = (s.edge_flags[edge] & format::kEdgeOwned) != 0;
     hop.gc_visible = (s.edge_flags[edge] & format::kEdgeGcVisible) != 0;
-    hop.gc_invisible = a.index.hidden_from_gc(edge);
-    hop.node = node_report(s, a.roots, node);
+    hop.gc_invisible = a.index().hidden_from_gc(edge);
+    hop.node = node_report(s, a.roots(), node);
     return hop;
 }
 
-std::vector<HopReport> hops_along(const Analysis& a, const std::vector<uint32_t>& edges) {
+std::vector<HopReport> hops_along(const SnapshotAnalysis& a, const std::vector<uint32_t>& edges) {
     std::vector<HopReport> hops;
     hops.reserve(edges.size());
-    for (uint32_t e : edges) hops.push_back(hop_report(a, e, a.index.target(e)));
+    for (uint32_t e : edges) hops.push_back(hop_report(a, e, a.index().target(e)));
     return hops;
 }
 

@@ -7,10 +7,10 @@
 
 #include "command_support.h"
 #include "commands_live.h"
-#include "filter_columns.h"
+#include "filter_argument.h"
 #include "json_output.h"
 #include "refscope/analysis/edge_labels.h"
-#include "refscope/format/snapshot_io.h"
+#include "refscope/analysis/filter_columns.h"
 #include "reports.h"
 #include "text_output.h"
 #include "verbs.h"
@@ -72,25 +72,22 @@ std::vector<GroupTotal> group_selected(const Snapshot& s, GroupBy by,
     return result;
 }
 
-SummaryReport make_summary(const CliOptions& options, const Snapshot& s) {
+SummaryReport make_summary(const CliOptions& options, const SnapshotAnalysis& a) {
+    const Snapshot& s = a.snapshot();
     SummaryReport r;
     r.file = options.file;
     r.by = options.group_by;
     std::optional<std::vector<uint32_t>> selected;
     if (options.filter) {
         const FilterQuery query = parse_filter_argument(*options.filter);
-        const FilterColumns columns(s, filter_needs(query));
         r.filter = query.text;
-        selected = columns.select(query);
+        selected = select_filtered(query, a);
     }
     const std::vector<uint32_t>* selection = selected ? &*selected : nullptr;
-    if (r.by == GroupBy::Cycle || r.by == GroupBy::Dominator) {
-        const Analysis a(s);
-        if (r.by == GroupBy::Cycle) {
-            r.groups = group_by_cycle(Cycles(a.index, a.roots, a.paths), s, selection);
-        } else {
-            r.groups = group_by_dominator(DominatorTree(a.index, a.roots), s, selection);
-        }
+    if (r.by == GroupBy::Cycle) {
+        r.groups = group_by_cycle(*a.cycles(), s, selection);
+    } else if (r.by == GroupBy::Dominator) {
+        r.groups = group_by_dominator(*a.dominators(), s, selection);
     } else if (selection) {
         r.groups = group_selected(s, options.group_by, *selection);
     } else {
@@ -106,36 +103,37 @@ SummaryReport make_summary(const CliOptions& options, const Snapshot& s) {
     return r;
 }
 
-RootsReport make_roots(const CliOptions& options, const Snapshot& s, const Analysis& a) {
+RootsReport make_roots(const CliOptions& options, const SnapshotAnalysis& a) {
+    const Snapshot& s = a.snapshot();
     RootsReport r;
     r.file = options.file;
     r.objects = s.node_count();
-    r.reachable = a.paths.reachable_count();
+    r.reachable = a.paths().reachable_count();
     for (int c = 0; c < kRootClassCount; ++c) {
         const auto root_class = static_cast<RootClass>(c);
-        const RootClassTotals& t = a.roots.totals(root_class);
+        const RootClassTotals& t = a.roots().totals(root_class);
         r.classes.push_back({std::string(root_class_name(root_class)), t.records, t.objects,
                              t.references});
     }
     const size_t limit = limit_or_all(options.top, kDefaultTop);
-    r.unexplained_objects = a.roots.unexplained_nodes().size();
-    for (const NodeCount& c : a.roots.top_unexplained(limit == SIZE_MAX ? 0 : limit)) {
-        r.unexplained.push_back(node_report(s, a.roots, c.node));
+    r.unexplained_objects = a.roots().unexplained_nodes().size();
+    for (const NodeCount& c : a.roots().top_unexplained(limit == SIZE_MAX ? 0 : limit)) {
+        r.unexplained.push_back(node_report(s, a.roots(), c.node));
     }
-    const auto& negative = a.roots.negative_surplus_nodes();
+    const auto& negative = a.roots().negative_surplus_nodes();
     r.negative_objects = negative.size();
     for (size_t i = 0; i < negative.size() && i < limit; ++i) {
-        r.negative.push_back(node_report(s, a.roots, negative[i].node));
+        r.negative.push_back(node_report(s, a.roots(), negative[i].node));
     }
-    r.overexplained_references = a.roots.overexplained_references();
-    r.invalid_root_records = a.roots.invalid_root_records();
+    r.overexplained_references = a.roots().overexplained_references();
+    r.invalid_root_records = a.roots().invalid_root_records();
     return r;
 }
 
 // For --type: the instance nearest to a root; with none reachable, the one
 // with the most unexplained surplus (the likeliest leak), else the first.
-uint32_t pick_instance(const Snapshot& s, const Analysis& a, const std::string& name,
-                       PathReport& r) {
+uint32_t pick_instance(const SnapshotAnalysis& a, const std::string& name, PathReport& r) {
+    const Snapshot& s = a.snapshot();
     std::vector<uint8_t> matches(s.types.size(), 0);
     for (size_t t = 0; t < s.types.size(); ++t) matches[t] = s.strings.view(s.types[t].name) == name;
     uint32_t best = kNoNode;
@@ -143,11 +141,11 @@ uint32_t pick_instance(const Snapshot& s, const Analysis& a, const std::string& 
     for (uint32_t n = 0; n < s.node_count(); ++n) {
         if (s.node_type[n] >= matches.size() || !matches[s.node_type[n]]) continue;
         ++r.instances;
-        if (a.paths.reachable(n)) {
+        if (a.paths().reachable(n)) {
             ++r.reachable_instances;
-            if (best == kNoNode || a.paths.distance(n) < a.paths.distance(best)) best = n;
+            if (best == kNoNode || a.paths().distance(n) < a.paths().distance(best)) best = n;
         } else if (best_unreached == kNoNode ||
-                   a.roots.unexplained(n) > a.roots.unexplained(best_unreached)) {
+                   a.roots().unexplained(n) > a.roots().unexplained(best_unreached)) {
             best_unreached = n;
         }
     }
@@ -155,46 +153,48 @@ uint32_t pick_instance(const Snapshot& s, const Analysis& a, const std::string& 
     return best != kNoNode ? best : best_unreached;
 }
 
-PathReport make_path(const CliOptions& options, const Snapshot& s, const Analysis& a) {
+PathReport make_path(const CliOptions& options, const SnapshotAnalysis& a) {
+    const Snapshot& s = a.snapshot();
     PathReport r;
     r.file = options.file;
     r.type_name = options.type_name;
     const uint32_t target = options.address ? node_at(s, *options.address)
-                                            : pick_instance(s, a, options.type_name, r);
-    r.target = node_report(s, a.roots, target);
-    if (const auto path = a.paths.path_to(target)) {
+                                            : pick_instance(a, options.type_name, r);
+    r.target = node_report(s, a.roots(), target);
+    if (const auto path = a.paths().path_to(target)) {
         r.found = true;
         r.root = root_report(s, s.roots[path->root_record]);
-        r.root_node = node_report(s, a.roots, path->root_node);
+        r.root_node = node_report(s, a.roots(), path->root_node);
         r.hops = hops_along(a, path->edges);
-        if (const auto trap = finalizer_trap_on_path(a.index, *path)) r.finalizer = finalizer_report(s, a.roots, *trap);
+        if (const auto trap = finalizer_trap_on_path(a.index(), *path)) r.finalizer = finalizer_report(s, a.roots(), *trap);
         return r;
     }
-    const NoPathExplanation why = a.paths.explain_unreachable(target);
+    const NoPathExplanation why = a.paths().explain_unreachable(target);
     r.reason = std::string(reason_name(why.reason));
     r.explanation = why.text;
     r.unexplained = why.unexplained;
-    if (why.holder != kNoNode) r.holder = node_report(s, a.roots, why.holder);
+    if (why.holder != kNoNode) r.holder = node_report(s, a.roots(), why.holder);
     r.holder_hops = hops_along(a, why.holder_edges);
     r.search_truncated = why.search_truncated;
     return r;
 }
 
-ReferrersReport make_referrers(const CliOptions& options, const Snapshot& s, const Analysis& a) {
+ReferrersReport make_referrers(const CliOptions& options, const SnapshotAnalysis& a) {
+    const Snapshot& s = a.snapshot();
     ReferrersReport r;
     r.file = options.file;
     const uint32_t target = node_at(s, *options.address);
-    r.target = node_report(s, a.roots, target);
-    r.owned_in = a.roots.owned_in(target);
-    r.breakdown = a.roots.breakdown(target);
-    if (a.paths.reachable(target)) r.distance = a.paths.distance(target);
-    const auto in_edges = a.index.in_edges(target);
+    r.target = node_report(s, a.roots(), target);
+    r.owned_in = a.roots().owned_in(target);
+    r.breakdown = a.roots().breakdown(target);
+    if (a.paths().reachable(target)) r.distance = a.paths().distance(target);
+    const auto in_edges = a.index().in_edges(target);
     r.referrer_count = in_edges.size();
     const size_t limit = limit_or_all(options.top, kDefaultReferrers);
     for (size_t i = 0; i < in_edges.size() && i < limit; ++i) {
         r.referrers.push_back(hop_report(a, in_edges[i], s.edge_source[in_edges[i]]));
     }
-    for (uint32_t record : a.roots.roots_of(target)) r.roots.push_back(root_report(s, s.roots[record]));
+    for (uint32_t record : a.roots().roots_of(target)) r.roots.push_back(root_report(s, s.roots[record]));
     return r;
 }
 
@@ -207,30 +207,62 @@ void render(const CliOptions& options, const Report& report, std::ostream& out) 
     }
 }
 
+// The stages of the pipeline each verb reads; the verbs that read other
+// snapshots load those themselves.
+AnalysisOptions stages_for(const CliOptions& options) {
+    AnalysisOptions stages = AnalysisOptions::snapshot_only();
+    if (options.filter && options.verb != Verb::Diff) {
+        stages = analysis_options_for(filter_needs(parse_filter_argument(*options.filter)));
+    }
+    switch (options.verb) {
+        case Verb::Summary:
+            stages.cycles |= options.group_by == GroupBy::Cycle;
+            stages.dominators |= options.group_by == GroupBy::Dominator;
+            break;
+        case Verb::Retained: stages.dominators = true; break;
+        case Verb::Cycles: stages.cycles = true; break;
+        case Verb::ExportPath:
+            stages.graph = true;
+            stages.cycles = options.cluster == "cycle";
+            break;
+        case Verb::Roots:
+        case Verb::Path:
+        case Verb::Referrers:
+        case Verb::ExportHeapsnapshot: stages.graph = true; break;
+        case Verb::Suspects:
+            // FILE is the analysed snapshot, or with --third the middle one,
+            // of which only the objects count. With a baseline the ranking
+            // is the comparison's.
+            if (options.third_file.empty()) {
+                stages.dominators = stages.cycles = true;
+                stages.suspects = options.baseline_file.empty();
+            }
+            break;
+        default: break;
+    }
+    return stages;
+}
+
 }  // namespace
 
 void run_verb(const CliOptions& options, std::ostream& out) {
     if (options.verb == Verb::Listen || options.verb == Verb::Processes) return run_live_verb(options, out);
-    const Snapshot snapshot = format::read_snapshot_file(options.file);
+    if (options.verb == Verb::None) return;
+    const SharedAnalysis analysis = SnapshotAnalysis::load(options.file, stages_for(options));
+    const SnapshotAnalysis& a = *analysis;
     switch (options.verb) {
-        case Verb::Info: return render(options, make_info(options.file, snapshot), out);
-        case Verb::Summary: return render(options, make_summary(options, snapshot), out);
-        case Verb::Retained: return run_retained(options, snapshot, out);
-        case Verb::Cycles: return run_cycles(options, snapshot, out);
-        case Verb::Query: return run_query(options, snapshot, out);
-        case Verb::Diff: return run_diff(options, snapshot, out);
-        case Verb::ExportPath: return run_export_path(options, snapshot, out);
-        case Verb::ExportHeapsnapshot: return run_export_heapsnapshot(options, snapshot, out);
-        case Verb::Suspects: return run_suspects(options, snapshot, out);
-        case Verb::None: return;
-        default: break;
-    }
-    const Analysis analysis(snapshot);
-    switch (options.verb) {
-        case Verb::Roots: return render(options, make_roots(options, snapshot, analysis), out);
-        case Verb::Path: return render(options, make_path(options, snapshot, analysis), out);
-        case Verb::Referrers:
-            return render(options, make_referrers(options, snapshot, analysis), out);
+        case Verb::Info: return render(options, make_info(options.file, a.snapshot()), out);
+        case Verb::Summary: return render(options, make_summary(options, a), out);
+        case Verb::Retained: return run_retained(options, a, out);
+        case Verb::Cycles: return run_cycles(options, a, out);
+        case Verb::Query: return run_query(options, a, out);
+        case Verb::Diff: return run_diff(options, a.snapshot(), out);
+        case Verb::ExportPath: return run_export_path(options, a, out);
+        case Verb::ExportHeapsnapshot: return run_export_heapsnapshot(options, a, out);
+        case Verb::Suspects: return run_suspects(options, analysis, out);
+        case Verb::Roots: return render(options, make_roots(options, a), out);
+        case Verb::Path: return render(options, make_path(options, a), out);
+        case Verb::Referrers: return render(options, make_referrers(options, a), out);
         default: return;
     }
 }

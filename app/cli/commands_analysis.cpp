@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "command_support.h"
-#include "filter_columns.h"
+#include "filter_argument.h"
 #include "formatting.h"
 #include "json_output.h"
 #include "json_writer.h"
@@ -55,8 +55,9 @@ struct RetainedReport {
     std::vector<RetainedRow> top;
 };
 
-RetainedReport make_retained(const CliOptions& options, const Snapshot& s, const Analysis& a) {
-    const DominatorTree tree(a.index, a.roots, DominatorRoots::ExplainedAndUnexplained);
+RetainedReport make_retained(const CliOptions& options, const SnapshotAnalysis& a) {
+    const Snapshot& s = a.snapshot();
+    const DominatorTree& tree = *a.dominators();
     RetainedReport r;
     r.reachable_objects = tree.reachable_count();
     r.reachable_bytes = tree.retained_size(kSuperRoot);
@@ -66,7 +67,7 @@ RetainedReport make_retained(const CliOptions& options, const Snapshot& s, const
     const size_t limit = limit_or_all(options.top, kDefaultTop);
     for (uint32_t node : tree.top_retained(limit == SIZE_MAX ? 0 : limit)) {
         RetainedRow row;
-        row.node = node_report(s, a.roots, node);
+        row.node = node_report(s, a.roots(), node);
         row.retained_bytes = tree.retained_size(node);
         row.retained_objects = tree.retained_count(node);
         const uint32_t dominator = tree.idom(node);
@@ -76,7 +77,7 @@ RetainedReport make_retained(const CliOptions& options, const Snapshot& s, const
             row.dominator_kind = "unexplained holders";
         } else {
             row.dominator_kind = "node";
-            row.dominator = node_report(s, a.roots, dominator);
+            row.dominator = node_report(s, a.roots(), dominator);
         }
         r.top.push_back(std::move(row));
     }
@@ -182,7 +183,7 @@ void write_cycles_text(const Snapshot& s, const Cycles& cycles, const std::vecto
     table.print(out);
 }
 
-void write_cycles_json(const std::string& file, const Snapshot& s, const Analysis& a,
+void write_cycles_json(const std::string& file, const Snapshot& s, const SnapshotAnalysis& a,
                        const Cycles& cycles, const std::vector<uint32_t>& shown, std::ostream& out) {
     JsonWriter json(out);
     begin_report(json, "cycles", file);
@@ -225,7 +226,7 @@ void write_cycles_json(const std::string& file, const Snapshot& s, const Analysi
         json.field("reason", cycles.explain(c));
         json.key("culprit_node");
         if (info.culprit_node != kNoNode) {
-            write_node(json, node_report(s, a.roots, info.culprit_node));
+            write_node(json, node_report(s, a.roots(), info.culprit_node));
         } else {
             json.null();
         }
@@ -237,9 +238,9 @@ void write_cycles_json(const std::string& file, const Snapshot& s, const Analysi
             json.field("edge", describe_edge(s, e));
             json.field("edge_kind", edge_kind_name(s.edge_kind[e]));
             json.key("source");
-            write_node(json, node_report(s, a.roots, s.edge_source[e]));
+            write_node(json, node_report(s, a.roots(), s.edge_source[e]));
             json.key("target");
-            write_node(json, node_report(s, a.roots, s.edge_target[e]));
+            write_node(json, node_report(s, a.roots(), s.edge_target[e]));
             json.field("type_traverses", info.culprit_type_traverses);
             json.end_object();
         } else {
@@ -250,7 +251,7 @@ void write_cycles_json(const std::string& file, const Snapshot& s, const Analysi
         json.key("members");
         json.begin_array();
         for (size_t i = 0; i < members.size() && i < kCycleMembersShown; ++i) {
-            write_node(json, node_report(s, a.roots, members[i]));
+            write_node(json, node_report(s, a.roots(), members[i]));
         }
         json.end_array();
         json.end_object();
@@ -261,9 +262,8 @@ void write_cycles_json(const std::string& file, const Snapshot& s, const Analysi
 
 }  // namespace
 
-void run_retained(const CliOptions& options, const Snapshot& snapshot, std::ostream& out) {
-    const Analysis analysis(snapshot);
-    const RetainedReport report = make_retained(options, snapshot, analysis);
+void run_retained(const CliOptions& options, const SnapshotAnalysis& a, std::ostream& out) {
+    const RetainedReport report = make_retained(options, a);
     if (options.json) {
         write_retained_json(options.file, report, out);
     } else {
@@ -271,22 +271,22 @@ void run_retained(const CliOptions& options, const Snapshot& snapshot, std::ostr
     }
 }
 
-void run_cycles(const CliOptions& options, const Snapshot& snapshot, std::ostream& out) {
-    const Analysis analysis(snapshot);
-    const Cycles cycles(analysis.index, analysis.roots, analysis.paths);
+void run_cycles(const CliOptions& options, const SnapshotAnalysis& a, std::ostream& out) {
+    const Snapshot& snapshot = a.snapshot();
+    const Cycles& cycles = *a.cycles();
     const size_t limit = limit_or_all(options.top, kDefaultTop);
     const std::vector<uint32_t> shown = cycles.ranked(limit == SIZE_MAX ? 0 : limit);
     if (options.json) {
-        write_cycles_json(options.file, snapshot, analysis, cycles, shown, out);
+        write_cycles_json(options.file, snapshot, a, cycles, shown, out);
     } else {
         write_cycles_text(snapshot, cycles, shown, out);
     }
 }
 
-void run_query(const CliOptions& options, const Snapshot& s, std::ostream& out) {
+void run_query(const CliOptions& options, const SnapshotAnalysis& a, std::ostream& out) {
+    const Snapshot& s = a.snapshot();
     const FilterQuery query = parse_filter_argument(*options.filter);
-    const FilterColumns columns(s, filter_needs(query));
-    const std::vector<uint32_t> selected = columns.select(query);
+    const std::vector<uint32_t> selected = select_filtered(query, a);
     uint64_t bytes = 0;
     for (uint32_t n : selected) bytes += s.node_size[n];
 
@@ -302,7 +302,7 @@ void run_query(const CliOptions& options, const Snapshot& s, std::ostream& out) 
     std::vector<NodeReport> nodes;
     nodes.reserve(top.size());
     for (uint32_t n : top) {
-        nodes.push_back(columns.roots() ? node_report(s, *columns.roots(), n) : plain_node_report(s, n));
+        nodes.push_back(a.has_graph() ? node_report(s, a.roots(), n) : plain_node_report(s, n));
     }
 
     if (options.json) {

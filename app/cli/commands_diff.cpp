@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "command_support.h"
-#include "filter_columns.h"
+#include "filter_argument.h"
 #include "formatting.h"
 #include "json_output.h"
 #include "json_writer.h"
 #include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/filter_columns.h"
 #include "refscope/analysis/snapshot_diff.h"
 #include "text_table.h"
 #include "verbs.h"
@@ -33,14 +34,12 @@ struct Selection {
     std::vector<NodeReport> top;
 };
 
-Selection select_flagged(const CliOptions& options, const Snapshot& s, const std::vector<uint8_t>& column,
+Selection select_flagged(const CliOptions& options, const SnapshotAnalysis& a, const std::vector<uint8_t>& column,
                          size_t limit) {
+    const Snapshot& s = a.snapshot();
     std::vector<uint32_t> nodes;
-    std::unique_ptr<FilterColumns> columns;
     if (options.filter) {
-        const FilterQuery query = parse_filter_argument(*options.filter);
-        columns = std::make_unique<FilterColumns>(s, filter_needs(query), column);
-        for (uint32_t n : columns->select(query)) {
+        for (uint32_t n : select_filtered(parse_filter_argument(*options.filter), a, column)) {
             if (column[n]) nodes.push_back(n);
         }
     } else {
@@ -58,8 +57,7 @@ Selection select_flagged(const CliOptions& options, const Snapshot& s, const std
                       });
     for (size_t i = 0; i < shown; ++i) {
         const uint32_t n = nodes[i];
-        r.top.push_back(columns && columns->roots() ? node_report(s, *columns->roots(), n)
-                                                    : plain_node_report(s, n));
+        r.top.push_back(a.has_graph() ? node_report(s, a.roots(), n) : plain_node_report(s, n));
     }
     return r;
 }
@@ -218,22 +216,28 @@ void write_json(const CliOptions& options, const Snapshot& b, const SnapshotDiff
     json.end_object();
 }
 
+// The stages the filter reads, on the snapshot whose objects it selects.
+AnalysisOptions stages_for_filter(const CliOptions& options) {
+    if (!options.filter) return AnalysisOptions::snapshot_only();
+    return analysis_options_for(filter_needs(parse_filter_argument(*options.filter)));
+}
+
 }  // namespace
 
 void run_diff(const CliOptions& options, const Snapshot& older, std::ostream& out) {
-    const Snapshot newer = read_other_snapshot(options.second_file);
+    const SharedAnalysis newer_analysis = load_analysis(options.second_file, stages_for_filter(options));
+    const Snapshot& newer = newer_analysis->snapshot();
     DiffOptions diff_options;
     diff_options.allow_mismatch = options.force;
     const SnapshotDiff diff = diff_snapshots(older, newer, diff_options);
     const size_t limit = limit_or_all(options.top, kDefaultTop);
-    const Selection fresh = select_flagged(options, newer, diff.is_new, limit);
+    const Selection fresh = select_flagged(options, *newer_analysis, diff.is_new, limit);
 
-    std::unique_ptr<Snapshot> third;
     std::unique_ptr<SurvivorReport> survivors;
     std::unique_ptr<Selection> surviving;
     if (!options.third_file.empty()) {
-        third = std::make_unique<Snapshot>(read_other_snapshot(options.third_file));
-        survivors = std::make_unique<SurvivorReport>(find_survivors(older, newer, *third, diff_options));
+        const SharedAnalysis third = load_analysis(options.third_file, stages_for_filter(options));
+        survivors = std::make_unique<SurvivorReport>(find_survivors(older, newer, third->snapshot(), diff_options));
         surviving = std::make_unique<Selection>(select_flagged(options, *third, survivors->is_survivor, limit));
     }
     if (options.json) {

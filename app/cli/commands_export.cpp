@@ -60,7 +60,8 @@ uint64_t file_size_or_zero(const std::string& path) {
 
 }  // namespace
 
-void run_export_path(const CliOptions& options, const Snapshot& s, std::ostream& out) {
+void run_export_path(const CliOptions& options, const SnapshotAnalysis& a, std::ostream& out) {
+    const Snapshot& s = a.snapshot();
     const gv::OutputFormat format = choose_format(options);
     const bool to_stdout = options.output.empty();
     if (to_stdout && options.json) {
@@ -72,12 +73,11 @@ void run_export_path(const CliOptions& options, const Snapshot& s, std::ostream&
                                            " to a terminal: give -o OUT or redirect the output");
     }
 
-    const Analysis a(s);
     std::vector<uint32_t> targets;
     if (options.address) {
         targets.push_back(node_at(s, *options.address));
     } else {
-        targets = pick_targets_of_type(a.index, a.roots, a.paths, options.type_name, kTypeTargets);
+        targets = pick_targets_of_type(a.index(), a.roots(), a.paths(), options.type_name, kTypeTargets);
         if (targets.empty()) throw LookupError("no objects of type '" + options.type_name + "'");
     }
 
@@ -88,12 +88,8 @@ void run_export_path(const CliOptions& options, const Snapshot& s, std::ostream&
     sub.cluster_by = cluster_by(options.cluster);
     // Cycles' "no cycle" id is the extractor's "no cluster" id.
     static_assert(kNoCycle == kNoCluster);
-    std::optional<Cycles> cycles;
-    if (sub.cluster_by == ClusterBy::Cycle) {
-        cycles.emplace(a.index, a.roots, a.paths);
-        sub.component = cycles->cycle_ids();
-    }
-    const Subgraph graph = extract_subgraph(a.index, a.roots, a.paths, targets, sub);
+    if (sub.cluster_by == ClusterBy::Cycle) sub.component = a.cycles()->cycle_ids();
+    const Subgraph graph = extract_subgraph(a.index(), a.roots(), a.paths(), targets, sub);
 
     gv::RenderOptions render_options;
     const std::string first = describe_node_at(s, targets[0]);
@@ -121,7 +117,7 @@ void run_export_path(const CliOptions& options, const Snapshot& s, std::ostream&
         json.field("bytes", bytes);
         json.key("targets");
         json.begin_array();
-        for (uint32_t t : targets) write_node(json, node_report(s, a.roots, t));
+        for (uint32_t t : targets) write_node(json, node_report(s, a.roots(), t));
         json.end_array();
         json.field("nodes", graph.nodes.size());
         json.field("groups", groups);
@@ -149,13 +145,11 @@ void run_export_path(const CliOptions& options, const Snapshot& s, std::ostream&
     for (const std::string& note : graph.notes) out << "  " << note << '\n';
 }
 
-void run_export_heapsnapshot(const CliOptions& options, const Snapshot& s, std::ostream& out) {
-    const GraphIndex index(s);
-    const RootClasses roots(index);
+void run_export_heapsnapshot(const CliOptions& options, const SnapshotAnalysis& a, std::ostream& out) {
     exporting::HeapsnapshotOptions export_options;
     export_options.python_types_only = options.python_types;
     const exporting::HeapsnapshotStats stats =
-        exporting::write_heapsnapshot_file(index, roots, options.output, export_options);
+        exporting::write_heapsnapshot_file(a.index(), a.roots(), options.output, export_options);
     if (options.json) {
         JsonWriter json(out);
         json.begin_object();

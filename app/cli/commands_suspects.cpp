@@ -13,11 +13,8 @@
 #include "formatting.h"
 #include "json_output.h"
 #include "json_writer.h"
-#include "refscope/analysis/cycles.h"
-#include "refscope/analysis/dominator_tree.h"
 #include "refscope/analysis/edge_labels.h"
 #include "refscope/analysis/leak_suspects.h"
-#include "refscope/analysis/snapshot_diff.h"
 #include "text_table.h"
 #include "verbs.h"
 
@@ -151,39 +148,25 @@ void write_json(const CliOptions& options, const std::string& file, const Snapsh
 
 }  // namespace
 
-void run_suspects(const CliOptions& options, const Snapshot& snapshot, std::ostream& out) {
+void run_suspects(const CliOptions& options, const SharedAnalysis& file, std::ostream& out) {
     // The analysed ("current") snapshot: FILE, or the third one.
-    std::unique_ptr<Snapshot> third;
-    if (!options.third_file.empty()) {
-        third = std::make_unique<Snapshot>(read_other_snapshot(options.third_file));
-    }
-    const Snapshot& current = third ? *third : snapshot;
+    const bool third = !options.third_file.empty();
+    AnalysisOptions stages;  // all of them; with a baseline the comparison ranks
+    stages.suspects = options.baseline_file.empty();
+    const SharedAnalysis current = third ? load_analysis(options.third_file, stages) : file;
     const std::string& current_file = third ? options.third_file : options.file;
 
-    std::unique_ptr<SnapshotDiff> diff;
-    std::unique_ptr<SurvivorReport> survivors;
+    // With a baseline the ranking has growth (and with --third survivor)
+    // evidence: the comparison the app's baseline picker computes.
+    std::shared_ptr<const Comparison> comparison;
     if (!options.baseline_file.empty()) {
-        const Snapshot baseline = read_other_snapshot(options.baseline_file);
-        diff = std::make_unique<SnapshotDiff>(diff_snapshots(baseline, current));
-        if (third) survivors = std::make_unique<SurvivorReport>(find_survivors(baseline, snapshot, *third));
+        const SharedAnalysis baseline = load_analysis(options.baseline_file, AnalysisOptions::snapshot_only());
+        comparison = Comparison::compute(baseline, third ? file : nullptr, current);
     }
-
-    const Analysis a(current);
-    const DominatorTree dominators(a.index, a.roots);
-    const Cycles cycles(a.index, a.roots, a.paths);
-    SuspectInputs inputs;
-    inputs.index = &a.index;
-    inputs.roots = &a.roots;
-    inputs.paths = &a.paths;
-    inputs.dominators = &dominators;
-    inputs.cycles = &cycles;
-    inputs.diff = diff.get();
-    inputs.survivors = survivors.get();
-    const LeakSuspects suspects(inputs);
-
+    const LeakSuspects& suspects = comparison ? comparison->suspects() : *current->suspects();
     const size_t limit = limit_or_all(options.top, kDefaultTop);
     if (options.json) {
-        write_json(options, current_file, current, a.roots, suspects, limit, out);
+        write_json(options, current_file, current->snapshot(), current->roots(), suspects, limit, out);
     } else {
         write_text(current_file, suspects, limit, out);
     }

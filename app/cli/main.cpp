@@ -11,7 +11,7 @@
 
 #include "arguments.h"
 #include "commands.h"
-#include "filter_columns.h"
+#include "filter_argument.h"
 #include "help.h"
 #include "refscope/analysis/snapshot_diff.h"
 #include "refscope/export/heapsnapshot.h"

@@ -1,12 +1,16 @@
 // The staged pipeline: every analysis is built, progress runs 0 → 1 in stage
 // order, cancel stops it with AnalysisCancelled, the parallel and serial runs
-// agree, and a bad file is the reader's ReadError.
+// agree, a bad file is the reader's ReadError, the CLI's presets (snapshot
+// only, graph only, what a filter reads) build just those stages, and a
+// Comparison ranks with growth evidence.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <filesystem>
 #include <vector>
 
+#include "refscope/analysis/comparison.h"
+#include "refscope/analysis/filter_columns.h"
 #include "refscope/analysis/snapshot_analysis.h"
 #include "refscope/format/snapshot_io.h"
 #include "snapshot_builder.h"
@@ -118,6 +122,79 @@ TEST(SnapshotAnalysis, LoadsAFileAndRefusesABadOne) {
 
     EXPECT_THROW(SnapshotAnalysis::load((dir / "missing.rscope").string()), format::ReadError);
     std::filesystem::remove_all(dir);
+}
+
+TEST(SnapshotAnalysis, SnapshotOnlyReadsAndStops) {
+    std::vector<AnalysisStage> stages;
+    AnalysisOptions options = AnalysisOptions::snapshot_only();
+    options.progress = [&](AnalysisStage stage, double) { stages.push_back(stage); };
+    const auto result = SnapshotAnalysis::analyse(small_heap(), options);
+    EXPECT_FALSE(result->has_graph());
+    EXPECT_EQ(result->dominators(), nullptr);
+    EXPECT_EQ(result->cycles(), nullptr);
+    EXPECT_EQ(result->suspects(), nullptr);
+    EXPECT_EQ(result->snapshot().node_count(), 4u);
+    EXPECT_EQ(stages, std::vector<AnalysisStage>{AnalysisStage::Done});
+}
+
+TEST(SnapshotAnalysis, GraphOnlyStopsAfterTheRetentionPaths) {
+    const auto result = SnapshotAnalysis::analyse(small_heap(), AnalysisOptions::graph_only());
+    ASSERT_TRUE(result->has_graph());
+    EXPECT_EQ(result->paths().reachable_count(), 3u);
+    EXPECT_EQ(result->dominators(), nullptr);
+    EXPECT_EQ(result->cycles(), nullptr);
+}
+
+TEST(SnapshotAnalysis, AFilterLoadsOnlyTheStagesItReads) {
+    const auto stages_of = [](const char* text) { return analysis_options_for(filter_needs(parse_filter(text))); };
+    const AnalysisOptions size = stages_of("size>10");
+    EXPECT_FALSE(size.graph || size.dominators || size.cycles || size.suspects);
+    const AnalysisOptions reachable = stages_of("unreachable");
+    EXPECT_TRUE(reachable.graph);
+    EXPECT_FALSE(reachable.dominators || reachable.cycles || reachable.suspects);
+    const AnalysisOptions retained = stages_of("retained>10");
+    EXPECT_TRUE(retained.dominators);
+    EXPECT_FALSE(retained.cycles || retained.suspects);
+
+    // A column the analysis lacks is refused, not read as zero.
+    const auto bare = SnapshotAnalysis::analyse(small_heap(), size);
+    const FilterColumns columns(*bare, filter_needs(parse_filter("retained>10")));
+    EXPECT_THROW(select_nodes(parse_filter("retained>10"), columns.context()), FilterContextError);
+    const auto full = SnapshotAnalysis::analyse(small_heap(), retained);
+    const FilterColumns with_tree(*full, filter_needs(parse_filter("retained>100")));
+    EXPECT_EQ(select_nodes(parse_filter("retained>100"), with_tree.context()).size(), 2u);  // dict, first Leaky
+}
+
+// Snapshots of one process; later ones have `extra` more Leaky objects, held
+// by unexplained references.
+Snapshot grown_heap(uint64_t sequence, int extra) {
+    SnapshotBuilder b;
+    const uint32_t module_dict = b.node("dict", 1);
+    const uint32_t a = b.node("Leaky", 2, {}, 64, format::kNodeGcTracked, "app");
+    b.edge(module_dict, a);
+    for (int i = 0; i < extra; ++i) b.node("Leaky", 1, {}, 64, format::kNodeGcTracked, "app");
+    b.root(module_dict, format::RootKind::Interpreter, "sys.modules");
+    Snapshot s = b.build();
+    s.header.pid = 42;
+    s.header.sequence = sequence;
+    return s;
+}
+
+TEST(Comparison, RanksTheCurrentSnapshotWithGrowthEvidence) {
+    const SharedAnalysis before = SnapshotAnalysis::analyse(grown_heap(1, 0), AnalysisOptions::snapshot_only());
+    const SharedAnalysis after = SnapshotAnalysis::analyse(grown_heap(2, 50));
+    const auto c = Comparison::compute(before, nullptr, after);
+    EXPECT_EQ(c->new_column().size(), after->snapshot().node_count());
+    EXPECT_EQ(c->diff().totals.new_objects, 50u);
+    const SuspectGroup* leaky = c->suspects().find("Leaky");
+    ASSERT_NE(leaky, nullptr);
+    EXPECT_TRUE(leaky->kinds & kSuspectGrowth);
+    EXPECT_EQ(leaky->growth_objects, 50);
+    // In the wrong order, or without the stages suspects need, it refuses.
+    EXPECT_THROW(Comparison::compute(after, nullptr, before), std::invalid_argument);
+    EXPECT_THROW(Comparison::compute(SnapshotAnalysis::analyse(grown_heap(2, 0)), nullptr,
+                                     SnapshotAnalysis::analyse(grown_heap(1, 0))),
+                 SnapshotMismatchError);
 }
 
 }  // namespace

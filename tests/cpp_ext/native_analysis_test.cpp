@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "analyse.h"
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/edge_labels.h"
 #include "refscope/analysis/retention_paths.h"
@@ -26,16 +27,6 @@ constexpr uint8_t kPlain = 0;                        // not GC-tracked (pybind11
 constexpr uint8_t kTracked = format::kNodeGcTracked;
 constexpr uint8_t kNative = format::kNodeNative;
 
-struct Analysis {
-    explicit Analysis(Snapshot snapshot)
-        : s(std::move(snapshot)), index(s), roots(index), paths(index, roots),
-          cycles(index, roots, paths) {}
-    Snapshot s;
-    GraphIndex index;
-    RootClasses roots;
-    RetentionPaths paths;
-    Cycles cycles;
-};
 
 bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
@@ -47,21 +38,21 @@ TEST(NativeCycles, SelfCycleThroughTheCppObjectNamesTypeAndMember) {
     const uint32_t cpp = b.node("Wrapper", 0, {}, 8, kNative, "app");
     b.edge(w, cpp, EdgeKind::Native, b.string_id("C++ object"), kInvisible);
     b.edge(cpp, w, EdgeKind::Native, b.string_id("Wrapper::value"), kInvisible);
-    const Analysis a(b.build());
-    const uint32_t c = a.cycles.cycle_of(w);
+    const auto a = testing::analyse(b.build());
+    const uint32_t c = a->cycles()->cycle_of(w);
     ASSERT_NE(c, kNoCycle);
-    EXPECT_EQ(a.cycles.cycle_of(cpp), c);
-    EXPECT_EQ(a.cycles.info(c).fate, CycleFate::InvisibleEdge);
+    EXPECT_EQ(a->cycles()->cycle_of(cpp), c);
+    EXPECT_EQ(a->cycles()->info(c).fate, CycleFate::InvisibleEdge);
     // The reference into the Python object is the culprit, not the hop into
     // the native node (which no collector ever sees).
-    EXPECT_EQ(a.s.edge_source[a.cycles.info(c).culprit_edge], cpp);
-    EXPECT_EQ(a.cycles.explain(c),
+    EXPECT_EQ(a->snapshot().edge_source[a->cycles()->info(c).culprit_edge], cpp);
+    EXPECT_EQ(a->cycles()->explain(c),
               "uncollectable: app.Wrapper holds Wrapper::value without tp_traverse, so the garbage "
               "collector cannot see this cycle");
     // The surplus is explained by the described edge.
-    EXPECT_EQ(a.roots.unexplained(w), 0);
-    EXPECT_EQ(a.roots.owned_in(w), 1u);
-    const NoPathExplanation why = a.paths.explain_unreachable(w);
+    EXPECT_EQ(a->roots().unexplained(w), 0);
+    EXPECT_EQ(a->roots().owned_in(w), 1u);
+    const NoPathExplanation why = a->paths().explain_unreachable(w);
     EXPECT_EQ(why.reason, NoPathExplanation::Reason::HeldByInvisibleReference);
     EXPECT_TRUE(contains(why.text, "app.Wrapper holds Wrapper::value without reporting it")) << why.text;
 }
@@ -79,15 +70,15 @@ TEST(NativeCycles, CallbackChainNamesEveryMember) {
     b.edge(fn, f, EdgeKind::Native, b.string_id("PyCallback::function"), kInvisible);
     b.edge(f, globals, EdgeKind::Field, b.string_id("__globals__"), kVisible);
     b.edge(globals, w, EdgeKind::DictValue, f, kVisible);
-    const Analysis a(b.build());
-    const uint32_t c = a.cycles.cycle_of(w);
+    const auto a = testing::analyse(b.build());
+    const uint32_t c = a->cycles()->cycle_of(w);
     ASSERT_NE(c, kNoCycle);
-    EXPECT_EQ(a.cycles.info(c).members, 5u);
-    EXPECT_EQ(a.cycles.info(c).fate, CycleFate::InvisibleEdge);
-    EXPECT_TRUE(contains(a.cycles.explain(c),
+    EXPECT_EQ(a->cycles()->info(c).members, 5u);
+    EXPECT_EQ(a->cycles()->info(c).fate, CycleFate::InvisibleEdge);
+    EXPECT_TRUE(contains(a->cycles()->explain(c),
                          "app.CallbackWrapper holds CallbackWrapper::value \u2192 PyCallback::function "
                          "without tp_traverse"))
-        << a.cycles.explain(c);
+        << a->cycles()->explain(c);
 }
 
 TEST(NativeCycles, ACycleTheCollectorSeesThroughTheInstanceTraverseIsCollectable) {
@@ -98,11 +89,11 @@ TEST(NativeCycles, ACycleTheCollectorSeesThroughTheInstanceTraverseIsCollectable
     const uint32_t cpp = b.node("TraversedWrapper", 0, {}, 8, kNative, "app");
     b.edge(w, cpp, EdgeKind::Native, b.string_id("C++ object"), kInvisible);
     b.edge(cpp, w, EdgeKind::Native, b.string_id("TraversedWrapper::value"), kVisible);
-    const Analysis a(b.build());
-    const uint32_t c = a.cycles.cycle_of(w);
+    const auto a = testing::analyse(b.build());
+    const uint32_t c = a->cycles()->cycle_of(w);
     ASSERT_NE(c, kNoCycle);
-    EXPECT_EQ(a.cycles.info(c).culprit_edge, kNoEdge);
-    EXPECT_EQ(a.cycles.info(c).fate, CycleFate::CollectableGarbage);
+    EXPECT_EQ(a->cycles()->info(c).culprit_edge, kNoEdge);
+    EXPECT_EQ(a->cycles()->info(c).fate, CycleFate::CollectableGarbage);
 }
 
 TEST(NativeCycles, ADescribedReferenceIsBlamedBeforeAnImplicitOne) {
@@ -121,12 +112,12 @@ TEST(NativeCycles, ADescribedReferenceIsBlamedBeforeAnImplicitOne) {
            b.string_id("app.DefaultWrapper.__init__ default argument 'other'"), kInvisible);
     b.edge(instance, type, EdgeKind::Field, b.string_id("__class__"), kInvisible);
     b.root(type, RootKind::Interpreter, "module app", 2);
-    const Analysis a(b.build());
-    const uint32_t c = a.cycles.cycle_of(type);
+    const auto a = testing::analyse(b.build());
+    const uint32_t c = a->cycles()->cycle_of(type);
     ASSERT_NE(c, kNoCycle);
-    EXPECT_EQ(a.cycles.info(c).fate, CycleFate::Alive);
-    EXPECT_EQ(a.s.edge_source[a.cycles.info(c).culprit_edge], capsule);
-    EXPECT_TRUE(contains(a.cycles.explain(c), "default argument 'other'")) << a.cycles.explain(c);
+    EXPECT_EQ(a->cycles()->info(c).fate, CycleFate::Alive);
+    EXPECT_EQ(a->snapshot().edge_source[a->cycles()->info(c).culprit_edge], capsule);
+    EXPECT_TRUE(contains(a->cycles()->explain(c), "default argument 'other'")) << a->cycles()->explain(c);
 }
 
 TEST(NativePaths, PreservedObjectIsReachedThroughItsCppOwner) {
@@ -138,26 +129,26 @@ TEST(NativePaths, PreservedObjectIsReachedThroughItsCppOwner) {
     b.edge(impl, obj, EdgeKind::Native, b.string_id("TensorImpl::pyobj (owning)"), kInvisible);
     b.edge(obj, impl, EdgeKind::Native, b.string_id("impl"), 0);  // points at it, does not own it
     b.root(impl, RootKind::Extension, "TensorImpl held by C++ (registry)", 0);
-    const Analysis a(b.build());
-    EXPECT_EQ(a.roots.unexplained(obj), 0);
-    EXPECT_FALSE(a.roots.breakdown(impl).counted);  // C++ counts take no part
-    const auto path = a.paths.path_to(obj);
+    const auto a = testing::analyse(b.build());
+    EXPECT_EQ(a->roots().unexplained(obj), 0);
+    EXPECT_FALSE(a->roots().breakdown(impl).counted);  // C++ counts take no part
+    const auto path = a->paths().path_to(obj);
     ASSERT_TRUE(path.has_value());
     EXPECT_EQ(path->root_node, impl);
     ASSERT_EQ(path->edges.size(), 1u);
-    EXPECT_EQ(describe_edge(a.s, path->edges[0]), "<native: TensorImpl::pyobj (owning)>");
-    EXPECT_EQ(describe_node(a.s, impl).rfind("native TensorImpl @ ", 0), 0u);
+    EXPECT_EQ(describe_edge(a->snapshot(), path->edges[0]), "<native: TensorImpl::pyobj (owning)>");
+    EXPECT_EQ(describe_node(a->snapshot(), impl).rfind("native TensorImpl @ ", 0), 0u);
     // The non-owning back edge makes no cycle.
-    EXPECT_EQ(a.cycles.cycle_of(obj), kNoCycle);
+    EXPECT_EQ(a->cycles()->cycle_of(obj), kNoCycle);
 }
 
 TEST(NativePaths, WithoutTheDescriptionTheSameObjectIsUnexplainedSurplus) {
     SnapshotBuilder b;
     const uint32_t obj = b.node("ext.Tensor", 1, {}, 40, kTracked, "ext");
-    const Analysis a(b.build());
-    EXPECT_EQ(a.roots.unexplained(obj), 1);
-    EXPECT_FALSE(a.paths.reachable(obj));
-    EXPECT_EQ(a.paths.explain_unreachable(obj).reason, NoPathExplanation::Reason::UnexplainedSurplus);
+    const auto a = testing::analyse(b.build());
+    EXPECT_EQ(a->roots().unexplained(obj), 1);
+    EXPECT_FALSE(a->paths().reachable(obj));
+    EXPECT_EQ(a->paths().explain_unreachable(obj).reason, NoPathExplanation::Reason::UnexplainedSurplus);
 }
 
 }  // namespace

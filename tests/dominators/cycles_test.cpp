@@ -1,3 +1,4 @@
+#include "analyse.h"
 #include "refscope/analysis/cycles.h"
 
 #include <gtest/gtest.h>
@@ -18,30 +19,20 @@ using testing::SnapshotBuilder;
 constexpr uint8_t kVisible = format::kEdgeOwned | format::kEdgeGcVisible;
 constexpr uint8_t kInvisible = format::kEdgeOwned;
 
-struct Analysis {
-    explicit Analysis(Snapshot snapshot)
-        : s(std::move(snapshot)), index(s), roots(index), paths(index, roots),
-          cycles(index, roots, paths) {}
-    Snapshot s;
-    GraphIndex index;
-    RootClasses roots;
-    RetentionPaths paths;
-    Cycles cycles;
-};
 
 // Mutual reachability over retaining edges, by transitive closure.
 TEST(CyclesBruteForce, RandomHeapsMatchMutualReachability) {
     std::array<int, kCycleFateCount> fates_seen{};
     for (uint64_t seed = 1; seed <= 5000; ++seed) {
         SCOPED_TRACE("seed " + std::to_string(seed));
-        const Analysis a(testing::random_heap(seed));
-        const uint32_t n = a.index.node_count();
+        const auto a = testing::analyse(testing::random_heap(seed));
+        const uint32_t n = a->index().node_count();
         std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
         std::vector<bool> self_loop(n, false);
-        for (uint32_t e = 0; e < a.index.edge_count(); ++e) {
-            if (!a.index.retains(e)) continue;
-            reach[a.index.source(e)][a.index.target(e)] = true;
-            if (a.index.source(e) == a.index.target(e)) self_loop[a.index.source(e)] = true;
+        for (uint32_t e = 0; e < a->index().edge_count(); ++e) {
+            if (!a->index().retains(e)) continue;
+            reach[a->index().source(e)][a->index().target(e)] = true;
+            if (a->index().source(e) == a->index().target(e)) self_loop[a->index().source(e)] = true;
         }
         for (uint32_t k = 0; k < n; ++k) {
             for (uint32_t i = 0; i < n; ++i) {
@@ -53,37 +44,37 @@ TEST(CyclesBruteForce, RandomHeapsMatchMutualReachability) {
         uint32_t on_cycles = 0;
         for (uint32_t v = 0; v < n; ++v) {
             const bool on_cycle = reach[v][v];  // a path of length >= 1 back to itself
-            ASSERT_EQ(a.cycles.cycle_of(v) != kNoCycle, on_cycle) << "node " << v;
+            ASSERT_EQ(a->cycles()->cycle_of(v) != kNoCycle, on_cycle) << "node " << v;
             on_cycles += on_cycle ? 1 : 0;
             for (uint32_t w = 0; w < n; ++w) {
                 if (!on_cycle || w == v) continue;
                 const bool same = reach[v][w] && reach[w][v];
-                ASSERT_EQ(a.cycles.cycle_of(v) == a.cycles.cycle_of(w), same) << v << " " << w;
+                ASSERT_EQ(a->cycles()->cycle_of(v) == a->cycles()->cycle_of(w), same) << v << " " << w;
             }
         }
         // Members, sizes and fates agree with the per-node view.
         uint32_t listed = 0;
-        for (uint32_t c = 0; c < a.cycles.count(); ++c) {
-            const auto members = a.cycles.members(c);
-            const CycleInfo& info = a.cycles.info(c);
+        for (uint32_t c = 0; c < a->cycles()->count(); ++c) {
+            const auto members = a->cycles()->members(c);
+            const CycleInfo& info = a->cycles()->info(c);
             ASSERT_EQ(info.members, members.size());
             ASSERT_TRUE(std::is_sorted(members.begin(), members.end()));
             uint64_t bytes = 0;
             bool surplus = false;
             bool invisible = false;
             for (uint32_t m : members) {
-                EXPECT_EQ(a.cycles.cycle_of(m), c);
-                bytes += a.s.node_size[m];
-                surplus = surplus || a.roots.unexplained(m) > 0;
-                for (uint32_t e : a.index.out_edges(m)) {
+                EXPECT_EQ(a->cycles()->cycle_of(m), c);
+                bytes += a->snapshot().node_size[m];
+                surplus = surplus || a->roots().unexplained(m) > 0;
+                for (uint32_t e : a->index().out_edges(m)) {
                     invisible = invisible ||
-                                (a.index.retains(e) && a.cycles.cycle_of(a.index.target(e)) == c &&
-                                 (a.s.edge_flags[e] & format::kEdgeGcVisible) == 0);
+                                (a->index().retains(e) && a->cycles()->cycle_of(a->index().target(e)) == c &&
+                                 (a->snapshot().edge_flags[e] & format::kEdgeGcVisible) == 0);
                 }
             }
             listed += info.members;
             EXPECT_EQ(info.bytes, bytes);
-            EXPECT_EQ(info.reachable, a.paths.reachable(members.front()));
+            EXPECT_EQ(info.reachable, a->paths().reachable(members.front()));
             EXPECT_EQ(info.culprit_edge != kNoEdge, invisible);
             CycleFate expected = CycleFate::CollectableGarbage;
             if (info.reachable) {
@@ -99,13 +90,13 @@ TEST(CyclesBruteForce, RandomHeapsMatchMutualReachability) {
                 const uint32_t h = info.culprit_node;
                 ASSERT_NE(h, kNoNode);
                 EXPECT_TRUE(reach[h][members.front()]);
-                const uint32_t hc = a.cycles.cycle_of(h);
-                EXPECT_TRUE(a.roots.unexplained(h) > 0 ||
-                            (hc != kNoCycle && a.cycles.info(hc).fate == CycleFate::InvisibleEdge));
+                const uint32_t hc = a->cycles()->cycle_of(h);
+                EXPECT_TRUE(a->roots().unexplained(h) > 0 ||
+                            (hc != kNoCycle && a->cycles()->info(hc).fate == CycleFate::InvisibleEdge));
             } else {
                 EXPECT_EQ(info.fate, expected) << "cycle " << c;
             }
-            EXPECT_FALSE(a.cycles.explain(c).empty());
+            EXPECT_FALSE(a->cycles()->explain(c).empty());
             ++fates_seen[static_cast<int>(info.fate)];
         }
         EXPECT_EQ(listed, on_cycles);
@@ -118,17 +109,17 @@ TEST(CyclesBruteForce, RandomHeapsMatchMutualReachability) {
 }
 
 TEST(Cycles, EmptySnapshotAndNoCycles) {
-    const Analysis empty{Snapshot{}};
-    EXPECT_EQ(empty.cycles.count(), 0u);
-    EXPECT_TRUE(empty.cycles.ranked(0).empty());
+    const auto empty = testing::analyse(Snapshot{});
+    EXPECT_EQ(empty->cycles()->count(), 0u);
+    EXPECT_TRUE(empty->cycles()->ranked(0).empty());
     // A weak self-reference and a borrowed one are not cycles.
     SnapshotBuilder b;
     const uint32_t n = b.node("app.Node", 0);
     b.edge(n, n, EdgeKind::Weak, 0, 0);
     b.edge(n, n, EdgeKind::Reference, 0, format::kEdgeGcVisible);
-    const Analysis a(b.build());
-    EXPECT_EQ(a.cycles.count(), 0u);
-    EXPECT_EQ(a.cycles.cycle_of(n), kNoCycle);
+    const auto a = testing::analyse(b.build());
+    EXPECT_EQ(a->cycles()->count(), 0u);
+    EXPECT_EQ(a->cycles()->cycle_of(n), kNoCycle);
 }
 
 TEST(Cycles, MillionNodeCycleAndChain) {
@@ -138,18 +129,18 @@ TEST(Cycles, MillionNodeCycleAndChain) {
     // A chain 0 → … → N-1 closed back to 0, and a tail chain hanging off it.
     for (uint32_t n = 0; n + 1 < kLength; ++n) b.edge(n, n + 1, EdgeKind::Attribute);
     b.edge(kLength - 1, 0, EdgeKind::Attribute);
-    const Analysis a(b.build());
-    ASSERT_EQ(a.cycles.count(), 1u);
-    EXPECT_EQ(a.cycles.info(0).members, kLength);
-    EXPECT_EQ(a.cycles.info(0).bytes, 8ull * kLength);
-    EXPECT_EQ(a.cycles.info(0).fate, CycleFate::CollectableGarbage);
+    const auto a = testing::analyse(b.build());
+    ASSERT_EQ(a->cycles()->count(), 1u);
+    EXPECT_EQ(a->cycles()->info(0).members, kLength);
+    EXPECT_EQ(a->cycles()->info(0).bytes, 8ull * kLength);
+    EXPECT_EQ(a->cycles()->info(0).fate, CycleFate::CollectableGarbage);
 
     SnapshotBuilder c;
     for (uint32_t n = 0; n < kLength; ++n) c.node("app.Node", 1, {}, 8);
     for (uint32_t n = kLength - 1; n > 0; --n) c.edge(n, n - 1, EdgeKind::Attribute);
-    const Analysis chain(c.build());
-    EXPECT_EQ(chain.cycles.count(), 0u);
-    EXPECT_EQ(chain.cycles.cycle_of(0), kNoCycle);
+    const auto chain = testing::analyse(c.build());
+    EXPECT_EQ(chain->cycles()->count(), 0u);
+    EXPECT_EQ(chain->cycles()->cycle_of(0), kNoCycle);
 }
 
 // nanobind's Wrapper: `w.value = w`, the reference held in C++ and not
@@ -180,64 +171,64 @@ Snapshot wrapper_closure_cycle(uint8_t value_flags, int64_t wrapper_refcount = 1
 }
 
 TEST(Cycles, WrapperSelfReferenceIsUncollectable) {
-    const Analysis a(wrapper_self_cycle(kInvisible));
-    ASSERT_EQ(a.cycles.count(), 1u);
-    const CycleInfo& info = a.cycles.info(0);
+    const auto a = testing::analyse(wrapper_self_cycle(kInvisible));
+    ASSERT_EQ(a->cycles()->count(), 1u);
+    const CycleInfo& info = a->cycles()->info(0);
     EXPECT_EQ(info.fate, CycleFate::InvisibleEdge);
     EXPECT_TRUE(uncollectable(info.fate));
     EXPECT_EQ(info.members, 1u);
     EXPECT_FALSE(info.reachable);
     EXPECT_EQ(info.culprit_edge, 0u);
     EXPECT_FALSE(info.culprit_type_traverses);
-    EXPECT_EQ(a.cycles.explain(0),
+    EXPECT_EQ(a->cycles()->explain(0),
               "uncollectable: fixture.Wrapper holds .value without tp_traverse, so the garbage "
               "collector cannot see this cycle");
 }
 
 TEST(Cycles, WrapperClosureCycleIsUncollectable) {
-    const Analysis a(wrapper_closure_cycle(kInvisible));
-    ASSERT_EQ(a.cycles.count(), 1u);
-    const CycleInfo& info = a.cycles.info(0);
+    const auto a = testing::analyse(wrapper_closure_cycle(kInvisible));
+    ASSERT_EQ(a->cycles()->count(), 1u);
+    const CycleInfo& info = a->cycles()->info(0);
     EXPECT_EQ(info.fate, CycleFate::InvisibleEdge);
     EXPECT_EQ(info.members, 4u);
     EXPECT_EQ(info.bytes, 48u + 136u + 48u + 40u);
     ASSERT_NE(info.culprit_edge, kNoEdge);
-    EXPECT_EQ(a.s.edge_source[info.culprit_edge], 0u);  // the Wrapper
-    const std::string why = a.cycles.explain(0);
+    EXPECT_EQ(a->snapshot().edge_source[info.culprit_edge], 0u);  // the Wrapper
+    const std::string why = a->cycles()->explain(0);
     EXPECT_NE(why.find("fixture.Wrapper holds .value without tp_traverse"), std::string::npos) << why;
-    const auto types = a.cycles.top_types(0, 2);
+    const auto types = a->cycles()->top_types(0, 2);
     ASSERT_EQ(types.size(), 2u);
     EXPECT_EQ(types[0].objects, 1u);
-    EXPECT_EQ(a.s.strings.view(a.s.types[types[0].type].name), "function");  // most bytes first
+    EXPECT_EQ(a->snapshot().strings.view(a->snapshot().types[types[0].type].name), "function");  // most bytes first
 }
 
 TEST(Cycles, SameCyclesFullyVisibleAreCollectableGarbage) {
     for (const Snapshot& s : {wrapper_self_cycle(kVisible), wrapper_closure_cycle(kVisible)}) {
-        const Analysis a(s);
-        ASSERT_EQ(a.cycles.count(), 1u);
-        EXPECT_EQ(a.cycles.info(0).fate, CycleFate::CollectableGarbage);
-        EXPECT_EQ(a.cycles.info(0).culprit_edge, kNoEdge);
-        EXPECT_FALSE(uncollectable(a.cycles.info(0).fate));
-        EXPECT_EQ(a.cycles.explain(0).rfind("collectable garbage", 0), 0u);
+        const auto a = testing::analyse(s);
+        ASSERT_EQ(a->cycles()->count(), 1u);
+        EXPECT_EQ(a->cycles()->info(0).fate, CycleFate::CollectableGarbage);
+        EXPECT_EQ(a->cycles()->info(0).culprit_edge, kNoEdge);
+        EXPECT_FALSE(uncollectable(a->cycles()->info(0).fate));
+        EXPECT_EQ(a->cycles()->explain(0).rfind("collectable garbage", 0), 0u);
     }
 }
 
 TEST(Cycles, MemberWithUnexplainedSurplusIsHeldFromOutside) {
     // Refcount 2, one owned reference: one reference nobody in the graph explains.
-    const Analysis a(wrapper_closure_cycle(kVisible, 2));
-    ASSERT_EQ(a.cycles.count(), 1u);
-    const CycleInfo& info = a.cycles.info(0);
+    const auto a = testing::analyse(wrapper_closure_cycle(kVisible, 2));
+    ASSERT_EQ(a->cycles()->count(), 1u);
+    const CycleInfo& info = a->cycles()->info(0);
     EXPECT_EQ(info.fate, CycleFate::HeldFromOutside);
     EXPECT_EQ(info.culprit_node, 0u);
     EXPECT_EQ(info.unexplained, 1);
-    EXPECT_EQ(a.cycles.explain(0),
+    EXPECT_EQ(a->cycles()->explain(0),
               "uncollectable: held from outside the graph (unexplained refcount surplus on "
               "fixture.Wrapper @ 0x7f0000001000, 1 reference)");
 
     // With the invisible edge as well, both reasons are named.
-    const Analysis both(wrapper_closure_cycle(kInvisible, 2));
-    EXPECT_EQ(both.cycles.info(0).fate, CycleFate::HeldFromOutside);
-    EXPECT_NE(both.cycles.explain(0).find("; also fixture.Wrapper holds .value without tp_traverse"),
+    const auto both = testing::analyse(wrapper_closure_cycle(kInvisible, 2));
+    EXPECT_EQ(both->cycles()->info(0).fate, CycleFate::HeldFromOutside);
+    EXPECT_NE(both->cycles()->explain(0).find("; also fixture.Wrapper holds .value without tp_traverse"),
               std::string::npos);
 }
 
@@ -251,12 +242,12 @@ TEST(Cycles, CycleReachableFromModuleIsAlive) {
     b.edge(module, d, EdgeKind::Field, b.string_id("__dict__"));
     b.dict_item(d, key, w);
     b.edge(w, w, EdgeKind::Slot, b.string_id("value"), kInvisible);
-    const Analysis a(b.build());
-    ASSERT_EQ(a.cycles.count(), 1u);
-    EXPECT_EQ(a.cycles.info(0).fate, CycleFate::Alive);
-    EXPECT_TRUE(a.cycles.info(0).reachable);
-    EXPECT_NE(a.cycles.info(0).culprit_edge, kNoEdge);  // still worth showing
-    EXPECT_EQ(a.cycles.explain(0).rfind("alive: reachable from the roots", 0), 0u);
+    const auto a = testing::analyse(b.build());
+    ASSERT_EQ(a->cycles()->count(), 1u);
+    EXPECT_EQ(a->cycles()->info(0).fate, CycleFate::Alive);
+    EXPECT_TRUE(a->cycles()->info(0).reachable);
+    EXPECT_NE(a->cycles()->info(0).culprit_edge, kNoEdge);  // still worth showing
+    EXPECT_EQ(a->cycles()->explain(0).rfind("alive: reachable from the roots", 0), 0u);
 }
 
 // A visible cycle under a leaked holder, and one under an invisible cycle:
@@ -276,26 +267,26 @@ TEST(Cycles, CyclesUnderLeaksAreHeldByLeak) {
     b.edge(w, c1);
     b.edge(c1, c2);
     b.edge(c2, c1);
-    const Analysis a(b.build());
-    ASSERT_EQ(a.cycles.count(), 3u);
-    const CycleInfo& lists = a.cycles.info(a.cycles.cycle_of(a1));
+    const auto a = testing::analyse(b.build());
+    ASSERT_EQ(a->cycles()->count(), 3u);
+    const CycleInfo& lists = a->cycles()->info(a->cycles()->cycle_of(a1));
     EXPECT_EQ(lists.fate, CycleFate::HeldByLeak);
     EXPECT_EQ(lists.culprit_node, holder);
     EXPECT_EQ(lists.unexplained, 1);
-    EXPECT_NE(a.cycles.explain(a.cycles.cycle_of(a1)).find("retained by app.Holder @ "),
+    EXPECT_NE(a->cycles()->explain(a->cycles()->cycle_of(a1)).find("retained by app.Holder @ "),
               std::string::npos);
-    const CycleInfo& dicts = a.cycles.info(a.cycles.cycle_of(c1));
+    const CycleInfo& dicts = a->cycles()->info(a->cycles()->cycle_of(c1));
     EXPECT_EQ(dicts.fate, CycleFate::HeldByLeak);
     EXPECT_EQ(dicts.culprit_node, w);
-    EXPECT_NE(a.cycles.explain(a.cycles.cycle_of(c1)).find("in an uncollectable cycle"),
+    EXPECT_NE(a->cycles()->explain(a->cycles()->cycle_of(c1)).find("in an uncollectable cycle"),
               std::string::npos);
-    EXPECT_EQ(a.cycles.info(a.cycles.cycle_of(w)).fate, CycleFate::InvisibleEdge);
+    EXPECT_EQ(a->cycles()->info(a->cycles()->cycle_of(w)).fate, CycleFate::InvisibleEdge);
     // The cause ranks first though it is the smallest.
-    EXPECT_EQ(a.cycles.ranked(0),
-              (std::vector<uint32_t>{a.cycles.cycle_of(w), a.cycles.cycle_of(c1),
-                                     a.cycles.cycle_of(a1)}));
-    EXPECT_EQ(a.cycles.totals(CycleFate::HeldByLeak).cycles, 2u);
-    EXPECT_EQ(a.cycles.totals(CycleFate::HeldByLeak).bytes, 56u * 2 + 232u * 2);
+    EXPECT_EQ(a->cycles()->ranked(0),
+              (std::vector<uint32_t>{a->cycles()->cycle_of(w), a->cycles()->cycle_of(c1),
+                                     a->cycles()->cycle_of(a1)}));
+    EXPECT_EQ(a->cycles()->totals(CycleFate::HeldByLeak).cycles, 2u);
+    EXPECT_EQ(a->cycles()->totals(CycleFate::HeldByLeak).bytes, 56u * 2 + 232u * 2);
 }
 
 // When several references inside a cycle are invisible, blame the type that
@@ -308,10 +299,10 @@ TEST(Cycles, CulpritPrefersTypeWithoutTraverse) {
     b.edge(d, w, EdgeKind::Reference, 0, kInvisible);            // dict, which traverses elsewhere
     b.edge(w, d, EdgeKind::Slot, b.string_id("value"), kInvisible);
     b.edge(other, d, EdgeKind::Reference, 0, kVisible);
-    const Analysis a(b.build());
-    const CycleInfo& info = a.cycles.info(a.cycles.cycle_of(w));
+    const auto a = testing::analyse(b.build());
+    const CycleInfo& info = a->cycles()->info(a->cycles()->cycle_of(w));
     ASSERT_NE(info.culprit_edge, kNoEdge);
-    EXPECT_EQ(a.s.edge_source[info.culprit_edge], w);
+    EXPECT_EQ(a->snapshot().edge_source[info.culprit_edge], w);
     EXPECT_FALSE(info.culprit_type_traverses);
 
     // Only the dict's edge invisible: the reason says its tp_traverse misses it.
@@ -322,12 +313,12 @@ TEST(Cycles, CulpritPrefersTypeWithoutTraverse) {
     c.edge(other2, d2, EdgeKind::Reference, 0, kVisible);  // dict does traverse
     c.edge(d2, w2, EdgeKind::Reference, 0, kInvisible);
     c.edge(w2, d2, EdgeKind::Slot, c.string_id("value"), kVisible);
-    const Analysis only(c.build());
-    ASSERT_EQ(only.cycles.count(), 1u);
-    EXPECT_TRUE(only.cycles.info(0).culprit_type_traverses);
-    EXPECT_NE(only.cycles.explain(0).find("dict's tp_traverse does not report <ref #0>"),
+    const auto only = testing::analyse(c.build());
+    ASSERT_EQ(only->cycles()->count(), 1u);
+    EXPECT_TRUE(only->cycles()->info(0).culprit_type_traverses);
+    EXPECT_NE(only->cycles()->explain(0).find("dict's tp_traverse does not report <ref #0>"),
               std::string::npos)
-        << only.cycles.explain(0);
+        << only->cycles()->explain(0);
 }
 
 TEST(Cycles, RankedPutsUncollectableFirstThenBySize) {
@@ -350,13 +341,13 @@ TEST(Cycles, RankedPutsUncollectableFirstThenBySize) {
     b.edge(w1, w1, EdgeKind::Slot, b.string_id("value"), kInvisible);
     const uint32_t w2 = b.node("fixture.Wrapper", 2, {}, 40);  // surplus 1
     b.edge(w2, w2, EdgeKind::Slot, b.string_id("value"), kVisible);
-    const Analysis a(b.build());
-    ASSERT_EQ(a.cycles.count(), 4u);
-    const std::vector<uint32_t> expected = {a.cycles.cycle_of(w1), a.cycles.cycle_of(w2),
-                                            a.cycles.cycle_of(g1), a.cycles.cycle_of(big1)};
-    EXPECT_EQ(a.cycles.ranked(0), expected);
-    EXPECT_EQ(a.cycles.ranked(2), std::vector<uint32_t>(expected.begin(), expected.begin() + 2));
-    EXPECT_EQ(a.cycles.info(a.cycles.cycle_of(w2)).fate, CycleFate::HeldFromOutside);
+    const auto a = testing::analyse(b.build());
+    ASSERT_EQ(a->cycles()->count(), 4u);
+    const std::vector<uint32_t> expected = {a->cycles()->cycle_of(w1), a->cycles()->cycle_of(w2),
+                                            a->cycles()->cycle_of(g1), a->cycles()->cycle_of(big1)};
+    EXPECT_EQ(a->cycles()->ranked(0), expected);
+    EXPECT_EQ(a->cycles()->ranked(2), std::vector<uint32_t>(expected.begin(), expected.begin() + 2));
+    EXPECT_EQ(a->cycles()->info(a->cycles()->cycle_of(w2)).fate, CycleFate::HeldFromOutside);
     EXPECT_EQ(cycle_fate_name(CycleFate::CollectableGarbage), "collectable garbage");
 }
 

@@ -1,3 +1,4 @@
+#include "analyse.h"
 #include "refscope/analysis/subgraph.h"
 
 #include <gtest/gtest.h>
@@ -14,17 +15,10 @@ using format::EdgeKind;
 using format::RootKind;
 using testing::SnapshotBuilder;
 
-struct Analysed {
-    explicit Analysed(Snapshot snapshot)
-        : s(std::move(snapshot)), index(s), roots(index), paths(index, roots) {}
-    Subgraph extract(std::vector<uint32_t> targets, const SubgraphOptions& options = {}) const {
-        return extract_subgraph(index, roots, paths, targets, options);
-    }
-    Snapshot s;
-    GraphIndex index;
-    RootClasses roots;
-    RetentionPaths paths;
-};
+Subgraph extract(const analysis::SnapshotAnalysis& a, std::vector<uint32_t> targets,
+                 const SubgraphOptions& options = {}) {
+    return extract_subgraph(a.index(), a.roots(), a.paths(), targets, options);
+}
 
 const SubgraphEdge* find_edge(const Subgraph& g, uint32_t from_node, uint32_t to_node) {
     const uint32_t from = g.find(from_node);
@@ -72,10 +66,10 @@ Chain make_chain() {
 TEST(Subgraph, PathNodesAreKeptEvenPastTheCap) {
     Chain c = make_chain();
     const std::vector<uint32_t> chain = c.chain;
-    const Analysed a(std::move(c.snapshot));
+    const auto a = testing::analyse(std::move(c.snapshot));
     SubgraphOptions options;
     options.max_nodes = 5;
-    const Subgraph g = a.extract({chain.back()}, options);
+    const Subgraph g = extract(*a, {chain.back()}, options);
 
     ASSERT_EQ(g.nodes.size(), chain.size());  // the whole path, no neighbours
     EXPECT_TRUE(g.truncated);
@@ -109,11 +103,11 @@ TEST(Subgraph, CapKeepsTheNearestNeighboursFirst) {
             b.edge(near.back(), far.back());
         }
     }
-    const Analysed a(b.build());
+    const auto a = testing::analyse(b.build());
     SubgraphOptions options;
     options.hops = 2;
     options.max_nodes = 10;
-    const Subgraph g = a.extract({t}, options);
+    const Subgraph g = extract(*a, {t}, options);
     EXPECT_EQ(g.nodes.size(), 10u);
     EXPECT_TRUE(g.truncated);
     // 3 nearby objects, then the far ones of the 9 drawn: 3 + 9 × 3.
@@ -123,15 +117,15 @@ TEST(Subgraph, CapKeepsTheNearestNeighboursFirst) {
     }
 
     options.max_nodes = 300;
-    const Subgraph all = a.extract({t}, options);
+    const Subgraph all = extract(*a, {t}, options);
     EXPECT_EQ(all.nodes.size(), 1u + 12u + 36u);
     EXPECT_FALSE(all.truncated);
     EXPECT_EQ(all.nodes[all.find(far[5])].distance, 2u);
 
     options.hops = 1;
-    EXPECT_EQ(a.extract({t}, options).nodes.size(), 13u);
+    EXPECT_EQ(extract(*a, {t}, options).nodes.size(), 13u);
     options.referents = false;  // t has no referrers
-    EXPECT_EQ(a.extract({t}, options).nodes.size(), 1u);
+    EXPECT_EQ(extract(*a, {t}, options).nodes.size(), 1u);
 }
 
 TEST(Subgraph, RepeatedSiblingsCollapseIntoOneGroupNode) {
@@ -151,9 +145,9 @@ TEST(Subgraph, RepeatedSiblingsCollapseIntoOneGroupNode) {
         b.edge(list, ints.back(), EdgeKind::Index, static_cast<uint32_t>(1000 + i));
     }
     b.root(module, RootKind::Interpreter, "sys.modules['app']");
-    const Analysed a(b.build());
+    const auto a = testing::analyse(b.build());
 
-    const Subgraph g = a.extract({list});
+    const Subgraph g = extract(*a, {list});
     const auto found = groups(g);
     ASSERT_EQ(found.size(), 1u);
     const SubgraphNode& group = *found[0];
@@ -177,7 +171,7 @@ TEST(Subgraph, RepeatedSiblingsCollapseIntoOneGroupNode) {
     SubgraphOptions options;
     options.collapse_threshold = 2000;
     options.max_fanout = 0;
-    const Subgraph raw = a.extract({list}, options);
+    const Subgraph raw = extract(*a, {list}, options);
     EXPECT_TRUE(groups(raw).empty());
     EXPECT_EQ(raw.nodes.size(), 300u);
 }
@@ -193,10 +187,10 @@ TEST(Subgraph, SiblingOnThePathStaysOutOfTheGroup) {
         b.edge(list, strs.back(), EdgeKind::Index, static_cast<uint32_t>(i));
     }
     b.root(module, RootKind::Interpreter);
-    const Analysed a(b.build());
+    const auto a = testing::analyse(b.build());
     SubgraphOptions options;
     options.hops = 2;
-    const Subgraph g = a.extract({strs[7]}, options);
+    const Subgraph g = extract(*a, {strs[7]}, options);
     ASSERT_NE(g.find(strs[7]), kNoNode);
     EXPECT_TRUE(g.nodes[g.find(strs[7])].is_target);
     const auto found = groups(g);
@@ -215,10 +209,10 @@ TEST(Subgraph, BusyNodeKeepsMaxFanoutAndGroupsTheRest) {
         if (i >= 9) rest_bytes += 100 + i;
         b.edge(module, members.back(), EdgeKind::Attribute, b.str("a" + std::to_string(i)));
     }
-    const Analysed a(b.build());
+    const auto a = testing::analyse(b.build());
     SubgraphOptions options;
     options.max_fanout = 10;
-    const Subgraph g = a.extract({module}, options);
+    const Subgraph g = extract(*a, {module}, options);
     EXPECT_EQ(g.nodes.size(), 1u + 9u + 1u);
     for (int i = 0; i < 9; ++i) EXPECT_NE(g.find(members[i]), kNoNode);
     EXPECT_EQ(g.find(members[9]), kNoNode);
@@ -232,7 +226,7 @@ TEST(Subgraph, BusyNodeKeepsMaxFanoutAndGroupsTheRest) {
     EXPECT_FALSE(g.truncated);
 
     options.max_fanout = 0;
-    EXPECT_EQ(a.extract({module}, options).nodes.size(), 41u);
+    EXPECT_EQ(extract(*a, {module}, options).nodes.size(), 41u);
 }
 
 TEST(Subgraph, ReferrersCollapseToo) {
@@ -242,8 +236,8 @@ TEST(Subgraph, ReferrersCollapseToo) {
         const uint32_t n = b.node("app.Node", 1, {}, 56, format::kNodeGcTracked, "app");
         b.edge(n, target, EdgeKind::Field, b.string_id("ob_type"));
     }
-    const Analysed a(b.build());
-    const Subgraph g = a.extract({target});
+    const auto a = testing::analyse(b.build());
+    const Subgraph g = extract(*a, {target});
     const auto found = groups(g);
     ASSERT_EQ(found.size(), 1u);
     EXPECT_EQ(found[0]->lines[0], "20 \u00d7 app.Node");
@@ -263,11 +257,11 @@ TEST(Subgraph, ClustersByModuleTypeAndCycle) {
     const uint32_t l2 = b.node("lib.Y", 1, {}, 32, format::kNodeGcTracked, "lib");
     const uint32_t lone = b.node("dict");
     for (uint32_t n : {a2, a3, l1, l2, lone}) b.edge(t, n);
-    const Analysed a(b.build());
+    const auto a = testing::analyse(b.build());
 
     SubgraphOptions options;
     options.cluster_by = ClusterBy::Module;
-    Subgraph g = a.extract({t}, options);
+    Subgraph g = extract(*a, {t}, options);
     ASSERT_EQ(g.clusters.size(), 2u);
     const uint32_t app_cluster = g.nodes[g.find(t)].cluster;
     ASSERT_NE(app_cluster, kNoCluster);
@@ -278,7 +272,7 @@ TEST(Subgraph, ClustersByModuleTypeAndCycle) {
     EXPECT_EQ(g.nodes[g.find(lone)].cluster, kNoCluster);  // alone in builtins
 
     options.cluster_by = ClusterBy::Type;
-    g = a.extract({t}, options);
+    g = extract(*a, {t}, options);
     ASSERT_EQ(g.clusters.size(), 1u);
     EXPECT_EQ(g.clusters[0].label, "type app.B");
     EXPECT_EQ(g.nodes[g.find(a2)].cluster, 0u);
@@ -288,7 +282,7 @@ TEST(Subgraph, ClustersByModuleTypeAndCycle) {
     const std::vector<uint32_t> component = {7, 7, 1, 7, 2, 3};
     options.cluster_by = ClusterBy::Cycle;
     options.component = component;
-    g = a.extract({t}, options);
+    g = extract(*a, {t}, options);
     ASSERT_EQ(g.clusters.size(), 1u);
     EXPECT_EQ(g.clusters[0].label, "cycle #7");
     EXPECT_EQ(g.clusters[0].node_count, 3u);
@@ -307,8 +301,8 @@ TEST(Subgraph, EdgeFlagsGcInvisibleWeakBorrowed) {
     b.edge(t, weak, EdgeKind::Weak, 0, 0);
     b.edge(t, borrowed, EdgeKind::Field, b.string_id("parent"), format::kEdgeGcVisible);
     b.edge(t, plain, EdgeKind::Field, b.string_id("__dict__"));
-    const Analysed a(b.build());
-    const Subgraph g = a.extract({t});
+    const auto a = testing::analyse(b.build());
+    const Subgraph g = extract(*a, {t});
 
     const SubgraphEdge* e = find_edge(g, t, hidden);
     ASSERT_NE(e, nullptr);
@@ -334,8 +328,8 @@ TEST(Subgraph, ParallelEdgesMergeWithTheirLabels) {
     const uint32_t list = b.node("list");
     const uint32_t none = b.node("NoneType", 100, {}, 16, 0);
     for (uint32_t i = 0; i < 5; ++i) b.edge(list, none, EdgeKind::Index, i);
-    const Analysed a(b.build());
-    const Subgraph g = a.extract({list});
+    const auto a = testing::analyse(b.build());
+    const Subgraph g = extract(*a, {list});
     ASSERT_EQ(g.edges.size(), 1u);
     EXPECT_EQ(g.edges[0].count, 5u);
     EXPECT_EQ(g.edges[0].label, "[0], [1], [2], \u2026 (5 references)");
@@ -352,12 +346,12 @@ TEST(Subgraph, TargetWithoutPathShowsItsUnexplainedHolder) {
     b.edge(middle, t, EdgeKind::DictValue, b.str("item"));
     b.edge(module, holder, EdgeKind::Weak, 0, 0);
     b.root(module, RootKind::Interpreter, "sys.modules['app']");
-    const Analysed a(b.build());
-    ASSERT_FALSE(a.paths.reachable(t));
+    const auto a = testing::analyse(b.build());
+    ASSERT_FALSE(a->paths().reachable(t));
 
     SubgraphOptions options;
     options.hops = 0;
-    const Subgraph g = a.extract({t}, options);
+    const Subgraph g = extract(*a, {t}, options);
     ASSERT_EQ(g.nodes.size(), 3u);
     const SubgraphNode& h = g.nodes[g.find(holder)];
     EXPECT_TRUE(h.is_holder);
@@ -371,7 +365,7 @@ TEST(Subgraph, TargetWithoutPathShowsItsUnexplainedHolder) {
     EXPECT_NE(g.notes[0].find("no path from GC roots"), std::string::npos);
 
     // Held directly by an unexplained reference: the target is its own holder.
-    const Subgraph own = a.extract({holder}, options);
+    const Subgraph own = extract(*a, {holder}, options);
     EXPECT_TRUE(own.nodes[own.find(holder)].is_holder);
     EXPECT_TRUE(own.nodes[own.find(holder)].is_target);
     EXPECT_EQ(own.nodes.size(), 1u);
@@ -392,17 +386,17 @@ TEST(Subgraph, AlternativePathsThroughOtherParentsAndRoots) {
     b.edge(y2, t);
     b.root(r1, RootKind::Interpreter);
     b.root(r2, RootKind::Interpreter);
-    const Analysed a(b.build());
+    const auto a = testing::analyse(b.build());
 
     SubgraphOptions options;
     options.hops = 0;
-    Subgraph g = a.extract({t}, options);
+    Subgraph g = extract(*a, {t}, options);
     EXPECT_EQ(g.path_count, 1u);
     EXPECT_EQ(g.nodes.size(), 3u);
     EXPECT_EQ(g.find(y1), kNoNode);
 
     options.max_paths = 3;
-    g = a.extract({t}, options);
+    g = extract(*a, {t}, options);
     EXPECT_EQ(g.path_count, 2u);  // only two exist
     EXPECT_EQ(g.nodes.size(), 6u);
     EXPECT_TRUE(g.nodes[g.find(r2)].is_root);
@@ -416,11 +410,11 @@ TEST(Subgraph, SuspectsAndLabels) {
     const uint32_t s = b.str("it's <here>");
     b.edge(t, s, EdgeKind::Attribute, b.str("name"));
     b.root(t, RootKind::ThreadStack, "frame app.py:12 in main, local x");
-    const Analysed a(b.build());
+    const auto a = testing::analyse(b.build());
     const std::vector<uint32_t> suspects = {s};
     SubgraphOptions options;
     options.suspects = suspects;
-    const Subgraph g = a.extract({t}, options);
+    const Subgraph g = extract(*a, {t}, options);
     const SubgraphNode& tn = g.nodes[g.find(t)];
     EXPECT_TRUE(tn.is_suspect);  // refcount 2, 1 explained by the frame
     EXPECT_EQ(tn.lines[0], "app.Thing");
@@ -445,12 +439,12 @@ TEST(Subgraph, PickTargetsOfTypeRanksLeaksFirst) {
     b.edge(module, mid);
     b.edge(mid, far);
     b.root(module, RootKind::Interpreter);
-    const Analysed a(b.build());
-    EXPECT_EQ(pick_targets_of_type(a.index, a.roots, a.paths, "app.Leaky", 10),
+    const auto a = testing::analyse(b.build());
+    EXPECT_EQ(pick_targets_of_type(a->index(), a->roots(), a->paths(), "app.Leaky", 10),
               (std::vector<uint32_t>{orphan, far, near}));
-    EXPECT_EQ(pick_targets_of_type(a.index, a.roots, a.paths, "app.Leaky", 1),
+    EXPECT_EQ(pick_targets_of_type(a->index(), a->roots(), a->paths(), "app.Leaky", 1),
               (std::vector<uint32_t>{orphan}));
-    EXPECT_TRUE(pick_targets_of_type(a.index, a.roots, a.paths, "nope", 10).empty());
+    EXPECT_TRUE(pick_targets_of_type(a->index(), a->roots(), a->paths(), "nope", 10).empty());
 }
 
 TEST(Subgraph, NumberFormatting) {

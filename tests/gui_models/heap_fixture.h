@@ -19,10 +19,13 @@
 #include <map>
 #include <memory>
 
+#include "analyse.h"
 #include "refscope/analysis/snapshot_analysis.h"
 #include "snapshot_builder.h"
 
 namespace refscope::test_fixture {
+
+using testing::analyse;  // analyse.h: the pipeline the app runs
 
 using format::EdgeKind;
 using format::RootKind;
@@ -89,10 +92,6 @@ inline Snapshot build_heap(Heap& h, int list_length = 3) {
     }
     for (const auto& [node, count] : surplus) s.node_refcount[node] += count;
     return s;
-}
-
-inline std::shared_ptr<const analysis::SnapshotAnalysis> analyse(Snapshot s) {
-    return std::shared_ptr<const analysis::SnapshotAnalysis>(analysis::SnapshotAnalysis::analyse(std::move(s)));
 }
 
 inline std::shared_ptr<const analysis::SnapshotAnalysis> analysed_heap(Heap& h, int list_length = 3) {

@@ -39,10 +39,6 @@ Snapshot make_registry_snapshot(uint32_t sessions, uint64_t sequence, int64_t pi
     return s;
 }
 
-app::AnalysisPtr analyse(Snapshot snapshot) {
-    return analysis::SnapshotAnalysis::analyse(std::move(snapshot));
-}
-
 bool write_synthetic_heap(const QString& path, size_t nodes, uint64_t seed) {
     try {
         format::write_snapshot_file(make_synthetic_heap(nodes, seed), path.toStdString());

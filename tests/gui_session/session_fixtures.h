@@ -8,6 +8,7 @@
 #include <QString>
 
 #include "refscope/snapshot.h"
+#include "analyse.h"
 #include "session/analysis_ptr.h"
 
 namespace refscope::testing {
@@ -20,9 +21,6 @@ namespace refscope::testing {
 // process see them). Refcounts match the owned references exactly.
 Snapshot make_registry_snapshot(uint32_t sessions, uint64_t sequence, int64_t pid = 5150,
                                 const std::string& executable = "/usr/bin/python3");
-
-// Analyses a snapshot in memory with every stage (as the loader does).
-app::AnalysisPtr analyse(Snapshot snapshot);
 
 // Writes make_synthetic_heap(nodes) to `path` (heap-shaped: chains, hubs,
 // roots, ~2.7 edges per node). Returns false on failure.

@@ -422,16 +422,16 @@ void SessionTest::timelineRemoveAndFindByPath() {
 void SessionTest::comparisonOfTwoSnapshots() {
     const AnalysisPtr before = testing::analyse(testing::make_registry_snapshot(10, 1));
     const AnalysisPtr after = testing::analyse(testing::make_registry_snapshot(60, 2));
-    const ComparisonPtr c = Comparison::compute(before, nullptr, after);
+    const ComparisonPtr c = analysis::Comparison::compute(before, nullptr, after);
     QCOMPARE(c->baseline(), before);
     QCOMPARE(c->current(), after);
     QVERIFY(!c->survivors());
     // 50 new sessions, each with a key and a token string.
     QCOMPARE(c->diff().totals.new_objects, uint64_t{150});
     QCOMPARE(c->diff().totals.freed_objects, uint64_t{0});
-    QCOMPARE(c->newColumn().size(), after->snapshot().node_count());
+    QCOMPARE(c->new_column().size(), after->snapshot().node_count());
     uint64_t marked = 0;
-    for (uint8_t b : c->newColumn()) marked += b;
+    for (uint8_t b : c->new_column()) marked += b;
     QCOMPARE(marked, uint64_t{150});
     // The growth is leak evidence against app.Session (and the registry dict
     // where it accumulates).
@@ -439,20 +439,20 @@ void SessionTest::comparisonOfTwoSnapshots() {
     QVERIFY(session != nullptr);
     QVERIFY(session->kinds & analysis::kSuspectGrowth);
     QCOMPARE(session->growth_objects, int64_t{50});
-    QVERIFY(c->description().contains(QLatin1String("against #1 after 10 logins")));
+    QVERIFY(comparisonDescription(*c).contains(QLatin1String("against #1 after 10 logins")));
 }
 
 void SessionTest::comparisonOfThreeSnapshots() {
     const AnalysisPtr s1 = testing::analyse(testing::make_registry_snapshot(10, 1));
     const AnalysisPtr s2 = testing::analyse(testing::make_registry_snapshot(30, 2));
     const AnalysisPtr s3 = testing::analyse(testing::make_registry_snapshot(50, 3));
-    const ComparisonPtr c = Comparison::compute(s1, s2, s3);
+    const ComparisonPtr c = analysis::Comparison::compute(s1, s2, s3);
     QVERIFY(c->survivors() != nullptr);
     // Allocated between 1 and 2 (20 sessions, keys and tokens), all alive in 3.
     QCOMPARE(c->survivors()->allocated_between, uint64_t{60});
     QCOMPARE(c->survivors()->survivors.size(), size_t{60});
     // The `new` column is the survivors then.
-    QCOMPARE(c->newColumn().data(), c->survivors()->is_survivor.data());
+    QCOMPARE(c->new_column().data(), c->survivors()->is_survivor.data());
     const analysis::SuspectGroup* session = c->suspects().find("app.Session");
     QVERIFY(session != nullptr);
     QVERIFY(session->kinds & analysis::kSuspectSurvivor);
@@ -463,14 +463,14 @@ void SessionTest::comparisonMismatch() {
     const AnalysisPtr s2 = testing::analyse(testing::make_registry_snapshot(20, 2));
     const AnalysisPtr elsewhere = testing::analyse(testing::make_registry_snapshot(20, 2, 777));
     try {
-        Comparison::compute(s1, nullptr, elsewhere);
+        analysis::Comparison::compute(s1, nullptr, elsewhere);
         QFAIL("different processes were compared");
     } catch (const analysis::SnapshotMismatchError& e) {
         QCOMPARE(e.reason(), analysis::SnapshotMismatchError::Reason::DifferentProcesses);
         QVERIFY(QString::fromUtf8(e.what()).contains(QLatin1String("different processes")));
     }
     try {
-        Comparison::compute(s2, nullptr, s1);
+        analysis::Comparison::compute(s2, nullptr, s1);
         QFAIL("snapshots in the wrong order were compared");
     } catch (const analysis::SnapshotMismatchError& e) {
         QCOMPARE(e.reason(), analysis::SnapshotMismatchError::Reason::WrongOrder);
@@ -479,7 +479,7 @@ void SessionTest::comparisonMismatch() {
     analysis::AnalysisOptions lean;
     lean.dominators = lean.cycles = lean.suspects = false;
     const AnalysisPtr bare = analysis::SnapshotAnalysis::analyse(testing::make_registry_snapshot(20, 2), lean);
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Comparison::compute(s1, nullptr, bare));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, analysis::Comparison::compute(s1, nullptr, bare));
 }
 
 void SessionTest::comparisonJobDeliversNewestOnly() {

@@ -13,7 +13,6 @@ namespace refscope::analysis {
 namespace {
 
 using format::EdgeKind;
-using testing::Analysis;
 using testing::contains;
 using testing::rows_of;
 using testing::SnapshotBuilder;
@@ -29,13 +28,13 @@ struct FinalizeHeap {
 
 // The one trap `a` holds, with what the test expects of it; `text` is part
 // of its description.
-void expect_one_trap(const Analysis& a, uint32_t referent, uint32_t holder, TrapHolder via, const std::string& text) {
-    const auto traps = find_finalizer_traps(a.index, a.dominators);
+void expect_one_trap(const testing::AnalysisPtr& a, uint32_t referent, uint32_t holder, TrapHolder via, const std::string& text) {
+    const auto traps = find_finalizer_traps(a->index(), *a->dominators());
     ASSERT_EQ(traps.size(), 1u);
     EXPECT_EQ(traps[0].referent, referent);
     EXPECT_EQ(traps[0].holder, holder);
     EXPECT_EQ(traps[0].via, via);
-    EXPECT_TRUE(contains(describe_finalizer_trap(a.s, traps[0]), text)) << describe_finalizer_trap(a.s, traps[0]);
+    EXPECT_TRUE(contains(describe_finalizer_trap(a->snapshot(), traps[0]), text)) << describe_finalizer_trap(a->snapshot(), traps[0]);
 }
 
 FinalizeHeap finalize_heap(SnapshotBuilder& b, bool also_global) {
@@ -70,41 +69,41 @@ FinalizeHeap finalize_heap(SnapshotBuilder& b, bool also_global) {
 TEST(FinalizerTraps, AFinalizeWhoseArgumentsHoldItsObjectIsATrap) {
     SnapshotBuilder b;
     const FinalizeHeap h = finalize_heap(b, false);
-    const Analysis a(b.build());
-    const auto traps = find_finalizer_traps(a.index, a.dominators);
+    const auto a = testing::analyse(b.build());
+    const auto traps = find_finalizer_traps(a->index(), *a->dominators());
     ASSERT_EQ(traps.size(), 1u);
     EXPECT_EQ(traps[0].referent, h.model);
     EXPECT_EQ(traps[0].weakref, h.weakref);
     EXPECT_EQ(traps[0].callback, h.finalizer);
     EXPECT_EQ(traps[0].holder, h.info);
     EXPECT_EQ(traps[0].via, TrapHolder::FinalizerEntry);
-    const std::string text = describe_finalizer_trap(a.s, traps[0]);
+    const std::string text = describe_finalizer_trap(a->snapshot(), traps[0]);
     EXPECT_TRUE(contains(text, "weakref.finalize._Info @ ")) << text;
     EXPECT_TRUE(contains(text, "the entry of the finalizer weakref.finalize @ ")) << text;
     EXPECT_TRUE(contains(text, "waiting for app.Model @ ")) << text;
 
     // The retention path runs registry → _Info → args → … → Model.
-    const auto path = a.paths.path_to(h.model);
+    const auto path = a->paths().path_to(h.model);
     ASSERT_TRUE(path.has_value());
-    const auto on_path = finalizer_trap_on_path(a.index, *path);
+    const auto on_path = finalizer_trap_on_path(a->index(), *path);
     ASSERT_TRUE(on_path.has_value());
     EXPECT_EQ(on_path->holder, h.info);
     EXPECT_EQ(on_path->referent, h.model);
-    EXPECT_TRUE(contains(finalizer_path_note(a.s, *on_path), "finalizer trap: this path runs through"));
+    EXPECT_TRUE(contains(finalizer_path_note(a->snapshot(), *on_path), "finalizer trap: this path runs through"));
 }
 
 TEST(FinalizerTraps, AnObjectAlsoHeldElsewhereIsNotTrapped) {
     SnapshotBuilder b;
     const FinalizeHeap h = finalize_heap(b, true);
-    const Analysis a(b.build());
-    EXPECT_TRUE(find_finalizer_traps(a.index, a.dominators).empty());
+    const auto a = testing::analyse(b.build());
+    EXPECT_TRUE(find_finalizer_traps(a->index(), *a->dominators()).empty());
     // The path from the module dict straight to the model does not pass the
     // finalizer's state; a path through it would still be noted.
-    const auto path = a.paths.path_to(h.model);
+    const auto path = a->paths().path_to(h.model);
     ASSERT_TRUE(path.has_value());
-    EXPECT_FALSE(finalizer_trap_on_path(a.index, *path).has_value());
+    EXPECT_FALSE(finalizer_trap_on_path(a->index(), *path).has_value());
     const std::vector<uint32_t> through_state{h.module_dict, h.registry, h.info, h.args, h.graph, h.model};
-    EXPECT_TRUE(finalizer_trap_on_path(a.index, through_state).has_value());
+    EXPECT_TRUE(finalizer_trap_on_path(a->index(), through_state).has_value());
 }
 
 TEST(FinalizerTraps, ACallbackClosureCapturingItsReferent) {
@@ -128,7 +127,7 @@ TEST(FinalizerTraps, ACallbackClosureCapturingItsReferent) {
     const uint32_t plain = b.node("weakref.ReferenceType");
     b.edge(closure, plain, EdgeKind::Reference);
     b.edge(plain, other, EdgeKind::Weak, 0, 0);
-    const Analysis a(b.build());
+    const auto a = testing::analyse(b.build());
     expect_one_trap(a, obj, closure, TrapHolder::Callback, "the callback function app.<lambda>");
 }
 
@@ -145,7 +144,7 @@ TEST(FinalizerTraps, AWeakKeyDictionaryValueHoldingItsKey) {
     const uint32_t key = b.node("app.Model", 1, {}, 64, format::kNodeGcTracked, "app");
     b.edge(value, key, EdgeKind::Attribute, b.str("owner"));
     b.edge(key_ref, key, EdgeKind::Weak, 0, 0);
-    const Analysis a(b.build());
+    const auto a = testing::analyse(b.build());
     expect_one_trap(a, key, value, TrapHolder::WeakKeyEntry, "WeakKeyDictionary entry whose value holds its key");
 }
 
@@ -156,8 +155,8 @@ TEST(FinalizerTraps, TheTrappedTypeIsTheFirstHighConfidenceSuspect) {
     // surplus retaining a little.
     const uint32_t rival = b.node("app.Cache", 2, {}, 64, format::kNodeGcTracked, "app");
     b.edge(rival, b.node("bytearray", 1, {}, 8192, 0), EdgeKind::Attribute, b.str("blob"));
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
     ASSERT_FALSE(suspects.groups().empty());
     const SuspectGroup& first = suspects.groups().front();
     EXPECT_EQ(first.type, "app.Model");

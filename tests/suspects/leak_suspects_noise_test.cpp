@@ -12,7 +12,6 @@ namespace refscope::analysis {
 namespace {
 
 using format::EdgeKind;
-using testing::Analysis;
 using testing::contains;
 using testing::rows_of;
 using testing::SnapshotBuilder;
@@ -22,8 +21,8 @@ TEST(LeakSuspects, InterpreterTypeRetainingALotIsEvidenceNotNoise) {
     const uint32_t held = b.node("dict", 1, "held by C", 1000);
     for (int i = 0; i < 4; ++i) b.edge(held, b.node("app.Blob", 1, {}, 400'000, format::kNodeGcTracked, "app"));
     const uint32_t small = b.node("dict", 1, "small", 100);  // noise
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
     ASSERT_EQ(suspects.groups().size(), 3u);
     // The holder first (one object, 1.5 MiB retained), then what it holds.
     const SuspectGroup& dict = suspects.groups()[0];
@@ -55,8 +54,8 @@ TEST(LeakSuspects, SurplusOnAHeapTypeFromAStdlibModuleIsNoise) {
     b.snapshot().types[b.type("collections.Widget")].type_address = SnapshotBuilder::address_of(type_node);
     const uint32_t s = b.str("interned", 3);  // builtins str, type object unknown: noise
     (void)s;
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
     EXPECT_EQ(suspects.high_confidence_count(), 0u);
     ASSERT_NE(suspects.find("collections.Widget"), nullptr);
     EXPECT_EQ(suspects.find("collections.Widget")->confidence, SuspectConfidence::Low);
@@ -93,8 +92,8 @@ TEST(LeakSuspects, StaticTypesOfNoLoadedModuleOrKeptByTheirExtensionAreNoiseExpo
     // A private type leaking one instance per call is not static state.
     static_type("_ext.Iterator", "_ext");
     for (int i = 0; i < 100; ++i) b.node("_ext.Iterator", 2, {}, 40, 0, "_ext");
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
     ASSERT_NE(suspects.find("Token.MISSING"), nullptr);
     EXPECT_EQ(suspects.find("Token.MISSING")->confidence, SuspectConfidence::Low);
     ASSERT_NE(suspects.find("_ext.Enum"), nullptr);
@@ -125,9 +124,9 @@ TEST(LeakSuspects, ClassCyclesHeldByTheInterpreterAreNoiseAUsersAreNot) {
     };
     const uint32_t ast_class = add_class("ast.AST");
     const uint32_t user_class = add_class("app.Plugin");
-    const Analysis a(b.build());
-    ASSERT_EQ(a.cycles.count(), 2u);
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(b.build());
+    ASSERT_EQ(a->cycles()->count(), 2u);
+    const LeakSuspects suspects(a->suspect_inputs());
     const auto [high, low] = rows_of(suspects, "type");
     ASSERT_NE(high, nullptr);
     ASSERT_NE(low, nullptr);
@@ -158,8 +157,8 @@ TEST(LeakSuspects, ModuleGlobalsHeldFromCAreStaticStateOthersAreNot) {
     b.dict_item(namespace_dict, b.str("TABLE", 1), big);
     // A dtype held from C and by no module.
     const uint32_t stray = b.node("torch.dtype", 3, "stray", 88, 0, "torch");
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
     const auto [high, low] = rows_of(suspects, "torch.dtype");
     ASSERT_NE(high, nullptr);
     ASSERT_NE(low, nullptr);
@@ -183,8 +182,8 @@ TEST(LeakSuspects, MetaclassesHeldFromCAreStaticStateClassesAreNot) {
     b.snapshot().types[b.type("lib.Meta")].type_address = SnapshotBuilder::address_of(meta);
     b.edge(model, meta, EdgeKind::Field, b.string_id("__class__"));
     const uint32_t plugin = b.node("type", 2, "app.Plugin", 900, format::kNodeTypeObject);
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
     const auto [high, low] = rows_of(suspects, "type");
     ASSERT_NE(high, nullptr);
     ASSERT_NE(low, nullptr);

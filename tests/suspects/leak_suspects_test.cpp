@@ -24,7 +24,6 @@ namespace refscope::analysis {
 namespace {
 
 using format::EdgeKind;
-using testing::Analysis;
 using testing::contains;
 using testing::SnapshotBuilder;
 
@@ -103,8 +102,8 @@ size_t rank_of(const LeakSuspects& suspects, std::string_view type) {
 
 
 TEST(LeakSuspectsScenario, NothingSuspiciousGivesOnlyLowConfidenceNoise) {
-    const Analysis a(interpreter_heap({}));
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(interpreter_heap({}));
+    const LeakSuspects suspects(a->suspect_inputs());
     EXPECT_EQ(suspects.high_confidence_count(), 0u);
     ASSERT_FALSE(suspects.groups().empty());  // the noise is listed, marked, last
     for (const SuspectGroup& g : suspects.groups()) {
@@ -128,12 +127,12 @@ TEST(LeakSuspectsScenario, NothingSuspiciousGivesOnlyLowConfidenceNoise) {
 
     SuspectOptions high_only;
     high_only.include_low_confidence = false;
-    EXPECT_TRUE(LeakSuspects(a.inputs(), high_only).groups().empty());
+    EXPECT_TRUE(LeakSuspects(a->suspect_inputs(), high_only).groups().empty());
 }
 
 TEST(LeakSuspectsScenario, FiftyLeakyObjectsAreOneTopRowAboveTheNoise) {
-    const Analysis a(interpreter_heap({.leaky = 50}));
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(interpreter_heap({.leaky = 50}));
+    const LeakSuspects suspects(a->suspect_inputs());
     ASSERT_FALSE(suspects.groups().empty());
     const SuspectGroup& top = suspects.groups()[0];
     EXPECT_EQ(top.type, "app.Leaky");
@@ -145,7 +144,7 @@ TEST(LeakSuspectsScenario, FiftyLeakyObjectsAreOneTopRowAboveTheNoise) {
     EXPECT_EQ(top.shallow_bytes, 50u * 48);
     EXPECT_EQ(top.retained_bytes, 50u * (48 + 104));
     EXPECT_EQ(top.sample.size(), 8u);
-    EXPECT_EQ(a.s.node_type[top.representative], a.s.node_type[top.sample[0]]);
+    EXPECT_EQ(a->snapshot().node_type[top.representative], a->snapshot().node_type[top.sample[0]]);
     EXPECT_EQ(top.reason,
               "50 objects of type app.Leaky have 50 references nobody in the graph accounts for "
               "(a C/C++ holder or a refcount leak); they retain 7.4 KiB");
@@ -156,7 +155,7 @@ TEST(LeakSuspectsScenario, FiftyLeakyObjectsAreOneTopRowAboveTheNoise) {
     EXPECT_EQ(dicts->kinds, kSuspectUnreachable);
     EXPECT_EQ(dicts->unreachable_objects, 50u);
     EXPECT_EQ(dicts->holder_count, 50u);
-    EXPECT_EQ(type_name(a.s, dicts->holder), "app.Leaky");
+    EXPECT_EQ(type_name(a->snapshot(), dicts->holder), "app.Leaky");
     EXPECT_TRUE(contains(dicts->reason, "50 objects of type dict have no path from any root; they "
                                         "are kept alive by 50 holders, most (1) by app.Leaky @"))
         << dicts->reason;
@@ -167,12 +166,12 @@ TEST(LeakSuspectsScenario, FiftyLeakyObjectsAreOneTopRowAboveTheNoise) {
     EXPECT_GE(rank_of(suspects, "str"), suspects.high_confidence_count());
     // The column marks the Leaky objects and their dicts, not the strs.
     uint32_t marked = 0;
-    for (uint32_t n = 0; n < a.s.node_count(); ++n) {
+    for (uint32_t n = 0; n < a->snapshot().node_count(); ++n) {
         const uint8_t bits = suspects.node_column()[n];
-        if (type_name(a.s, n) == "str") {
+        if (type_name(a->snapshot(), n) == "str") {
             EXPECT_EQ(bits, 0) << n;
         }
-        if (type_name(a.s, n) == "app.Leaky") {
+        if (type_name(a->snapshot(), n) == "app.Leaky") {
             EXPECT_EQ(bits, kSuspectUnexplainedSurplus) << n;
         }
         marked += bits != 0;
@@ -181,15 +180,15 @@ TEST(LeakSuspectsScenario, FiftyLeakyObjectsAreOneTopRowAboveTheNoise) {
 
     // The filter reads the column as its `suspect` flag.
     FilterContext context;
-    context.snapshot = &a.s;
+    context.snapshot = &a->snapshot();
     context.suspect = suspects.node_column();
     EXPECT_EQ(select_nodes(parse_filter("suspect type:app.*"), context).size(), 50u);
     EXPECT_EQ(select_nodes(parse_filter("suspect type:str"), context).size(), 0u);
 }
 
 TEST(LeakSuspectsScenario, UncollectableWrapperCycleNamesTheMissingTraverse) {
-    const Analysis a(interpreter_heap({.wrapper_cycle = true}));
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(interpreter_heap({.wrapper_cycle = true}));
+    const LeakSuspects suspects(a->suspect_inputs());
     ASSERT_EQ(suspects.high_confidence_count(), 1u);
     const SuspectGroup& top = suspects.groups()[0];
     EXPECT_EQ(top.type, "fixture.Wrapper");
@@ -198,7 +197,7 @@ TEST(LeakSuspectsScenario, UncollectableWrapperCycleNamesTheMissingTraverse) {
     EXPECT_EQ(top.retained_bytes, 48u);  // outside the dominator tree: itself
     EXPECT_EQ(top.cycle_count, 1u);
     ASSERT_NE(top.cycle, kNoCycle);
-    EXPECT_EQ(a.cycles.info(top.cycle).fate, CycleFate::InvisibleEdge);
+    EXPECT_EQ(a->cycles()->info(top.cycle).fate, CycleFate::InvisibleEdge);
     EXPECT_EQ(top.reason,
               "1 object of type fixture.Wrapper is in 1 uncollectable cycle (48 B of them): "
               "fixture.Wrapper holds .value without tp_traverse, so the garbage collector cannot "
@@ -213,8 +212,8 @@ TEST(LeakSuspects, ObjectsHeldByAnUncollectableCycleNameIt) {
         b.edge(w, b.node("app.Payload", 1, {}, 1000, format::kNodeGcTracked, "app"), EdgeKind::Slot,
                b.string_id("payload"));
     }
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
     const SuspectGroup* payload = suspects.find("app.Payload");
     ASSERT_NE(payload, nullptr);
     EXPECT_EQ(payload->kinds & ~kSuspectLargeRetained, kSuspectUnreachable);
@@ -228,10 +227,10 @@ TEST(LeakSuspects, ObjectsHeldByAnUncollectableCycleNameIt) {
 }
 
 TEST(LeakSuspectsScenario, GrowthOfAThousandSessionsIsRanked) {
-    const Analysis base(interpreter_heap({.sessions = 200, .sequence = 1}));
-    const Analysis now(interpreter_heap({.sessions = 1200, .sequence = 2}));
-    const SnapshotDiff diff = diff_snapshots(base.s, now.s);
-    SuspectInputs inputs = now.inputs();
+    const auto base = testing::analyse(interpreter_heap({.sessions = 200, .sequence = 1}));
+    const auto now = testing::analyse(interpreter_heap({.sessions = 1200, .sequence = 2}));
+    const SnapshotDiff diff = diff_snapshots(base->snapshot(), now->snapshot());
+    SuspectInputs inputs = now->suspect_inputs();
     inputs.diff = &diff;
     const LeakSuspects suspects(inputs);
     ASSERT_FALSE(suspects.groups().empty());
@@ -263,8 +262,8 @@ TEST(LeakSuspectsScenario, GrowthOfAThousandSessionsIsRanked) {
     EXPECT_EQ(suspects.high_confidence_count(), 2u);
     // New sessions are marked, the old ones not.
     uint32_t marked = 0;
-    for (uint32_t n = 0; n < now.s.node_count(); ++n) {
-        if (type_name(now.s, n) != "app.Session") continue;
+    for (uint32_t n = 0; n < now->snapshot().node_count(); ++n) {
+        if (type_name(now->snapshot(), n) != "app.Session") continue;
         marked += suspects.node_column()[n] != 0;
         EXPECT_EQ(suspects.node_column()[n] != 0, diff.is_new[n] != 0) << n;
     }
@@ -272,11 +271,11 @@ TEST(LeakSuspectsScenario, GrowthOfAThousandSessionsIsRanked) {
 }
 
 TEST(LeakSuspectsScenario, SmallGrowthRanksBelowAnUncollectableCycle) {
-    const Analysis base(interpreter_heap({.sessions = 10, .sequence = 1}));
+    const auto base = testing::analyse(interpreter_heap({.sessions = 10, .sequence = 1}));
     Scenario sc{.wrapper_cycle = true, .sessions = 30, .sequence = 2};
-    const Analysis now(interpreter_heap(sc));
-    const SnapshotDiff diff = diff_snapshots(base.s, now.s);
-    SuspectInputs inputs = now.inputs();
+    const auto now = testing::analyse(interpreter_heap(sc));
+    const SnapshotDiff diff = diff_snapshots(base->snapshot(), now->snapshot());
+    SuspectInputs inputs = now->suspect_inputs();
     inputs.diff = &diff;
     const LeakSuspects suspects(inputs);
     // Twenty new sessions (960 B) weigh less than a cycle the collector
@@ -296,9 +295,9 @@ TEST(LeakSuspectsScenario, SmallGrowthRanksBelowAnUncollectableCycle) {
 TEST(LeakSuspectsScenario, ThreeSnapshotSurvivorsAreGroupedByType) {
     const Snapshot first = interpreter_heap({.sessions = 200, .sequence = 1});
     const Snapshot second = interpreter_heap({.sessions = 1200, .requests = 300, .sequence = 2});
-    const Analysis third(interpreter_heap({.sessions = 1200, .sequence = 3}));
-    const SurvivorReport report = find_survivors(first, second, third.s);
-    SuspectInputs inputs = third.inputs();
+    const auto third = testing::analyse(interpreter_heap({.sessions = 1200, .sequence = 3}));
+    const SurvivorReport report = find_survivors(first, second, third->snapshot());
+    SuspectInputs inputs = third->suspect_inputs();
     inputs.survivors = &report;
     const LeakSuspects suspects(inputs);
     ASSERT_FALSE(suspects.groups().empty());
@@ -322,10 +321,10 @@ TEST(LeakSuspectsScenario, ThreeSnapshotSurvivorsAreGroupedByType) {
 }
 
 TEST(LeakSuspectsScenario, EverythingAtOnceStaysOneRowPerTypeAndDeterministic) {
-    const Analysis base(interpreter_heap({.sessions = 200, .sequence = 1}));
-    const Analysis now(interpreter_heap({.leaky = 50, .wrapper_cycle = true, .sessions = 1200, .sequence = 2}));
-    const SnapshotDiff diff = diff_snapshots(base.s, now.s);
-    SuspectInputs inputs = now.inputs();
+    const auto base = testing::analyse(interpreter_heap({.sessions = 200, .sequence = 1}));
+    const auto now = testing::analyse(interpreter_heap({.leaky = 50, .wrapper_cycle = true, .sessions = 1200, .sequence = 2}));
+    const SnapshotDiff diff = diff_snapshots(base->snapshot(), now->snapshot());
+    SuspectInputs inputs = now->suspect_inputs();
     inputs.diff = &diff;
     const LeakSuspects one(inputs);
     const LeakSuspects two(inputs);
@@ -359,16 +358,16 @@ TEST(LeakSuspectsScenario, EverythingAtOnceStaysOneRowPerTypeAndDeterministic) {
 }
 
 TEST(LeakSuspects, EmptySnapshot) {
-    const Analysis a(Snapshot{});
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(Snapshot{});
+    const LeakSuspects suspects(a->suspect_inputs());
     EXPECT_TRUE(suspects.groups().empty());
     EXPECT_TRUE(suspects.node_column().empty());
     EXPECT_EQ(suspects.high_confidence_count(), 0u);
 }
 
 TEST(LeakSuspects, WithoutDiffThereIsNoGrowthOrSurvivorEvidence) {
-    const Analysis a(interpreter_heap({.leaky = 5, .sessions = 100}));
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(interpreter_heap({.leaky = 5, .sessions = 100}));
+    const LeakSuspects suspects(a->suspect_inputs());
     for (const SuspectGroup& g : suspects.groups()) {
         EXPECT_EQ(g.kinds & (kSuspectGrowth | kSuspectSurvivor), 0) << g.type;
     }
@@ -376,17 +375,17 @@ TEST(LeakSuspects, WithoutDiffThereIsNoGrowthOrSurvivorEvidence) {
 }
 
 TEST(LeakSuspects, RefusesMissingInputsAndMismatchedColumns) {
-    const Analysis a(interpreter_heap({}));
-    SuspectInputs missing = a.inputs();
+    const auto a = testing::analyse(interpreter_heap({}));
+    SuspectInputs missing = a->suspect_inputs();
     missing.cycles = nullptr;
     EXPECT_THROW(LeakSuspects{missing}, std::invalid_argument);
     SnapshotDiff short_diff;
     short_diff.is_new.assign(3, 0);
-    SuspectInputs with_diff = a.inputs();
+    SuspectInputs with_diff = a->suspect_inputs();
     with_diff.diff = &short_diff;
     EXPECT_THROW(LeakSuspects{with_diff}, std::invalid_argument);
     SurvivorReport short_report;
-    SuspectInputs with_report = a.inputs();
+    SuspectInputs with_report = a->suspect_inputs();
     with_report.survivors = &short_report;
     EXPECT_THROW(LeakSuspects{with_report}, std::invalid_argument);
 }
@@ -401,8 +400,8 @@ TEST(LeakSuspects, TypesSharingANameAreOneRow) {
     b.snapshot().types.push_back(again);
     b.snapshot().add_node(0x9000, static_cast<uint32_t>(b.snapshot().types.size() - 1), 40, 1,
                           format::kNodeGcTracked, 0);
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
     ASSERT_EQ(suspects.high_confidence_count(), 1u);
     EXPECT_EQ(suspects.groups()[0].type, "app.Node");
     EXPECT_EQ(suspects.groups()[0].objects, 2u);
@@ -417,8 +416,8 @@ TEST(LeakSuspects, ChainOfOneTypeCountsItsRetainedBytesOnce) {
         b.edge(previous, next, EdgeKind::Attribute);
         previous = next;
     }
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
     ASSERT_EQ(suspects.groups().size(), 1u);
     const SuspectGroup& row = suspects.groups()[0];
     EXPECT_EQ(row.type, "app.Node");
@@ -442,8 +441,8 @@ TEST(LeakSuspects, LargeRetainedAloneIsLowConfidence) {
     b.root(modules, format::RootKind::Interpreter, "sys.modules");
     const uint32_t big = b.node("app.Store", 1, {}, 5'000'000, format::kNodeGcTracked, "app");
     b.edge(modules, big, EdgeKind::DictValue);
-    const Analysis a(b.build());
-    const LeakSuspects suspects(a.inputs());
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
     EXPECT_EQ(suspects.high_confidence_count(), 0u);
     const SuspectGroup* store = suspects.find("app.Store");
     ASSERT_NE(store, nullptr);

@@ -1,12 +1,13 @@
-// What the leak-suspects tests share: every analysis the suspects read, for
-// one hand-built snapshot, a type's two rows, and a substring check for
-// their sentences.
+// What the leak-suspects tests share: a type's two rows and a substring check
+// for their sentences (snapshots are analysed with testing::analyse, the
+// app's and the CLI's pipeline).
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "analyse.h"
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
 #include "refscope/analysis/graph_index.h"
@@ -16,19 +17,6 @@
 
 namespace refscope::testing {
 
-// Every analysis the suspects read, for one snapshot.
-struct Analysis {
-    explicit Analysis(Snapshot snapshot)
-        : s(std::move(snapshot)), index(s), roots(index), paths(index, roots),
-          dominators(index, roots), cycles(index, roots, paths) {}
-    analysis::SuspectInputs inputs() const { return {&index, &roots, &paths, &dominators, &cycles, nullptr, nullptr}; }
-    Snapshot s;
-    analysis::GraphIndex index;
-    analysis::RootClasses roots;
-    analysis::RetentionPaths paths;
-    analysis::DominatorTree dominators;
-    analysis::Cycles cycles;
-};
 
 // A type name's high- and low-confidence rows (nullptr where it has none).
 inline std::pair<const analysis::SuspectGroup*, const analysis::SuspectGroup*> rows_of(

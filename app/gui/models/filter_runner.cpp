@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "refscope/analysis/filter_columns.h"
 #include "refscope/analysis/filter_query.h"
 
 namespace refscope::app {
@@ -53,38 +54,10 @@ FilterResult run_filter(const SnapshotAnalysis& analysis, const QString& text, s
         return everything;
     }
 
-    const Snapshot& s = analysis.snapshot();
-    const size_t node_count = s.node_count();
-    const FilterNeeds needs = filter_needs(query);
-    FilterContext context;
-    context.snapshot = &s;
-    context.index = &analysis.index();
-    context.roots = &analysis.roots();
-    context.paths = &analysis.paths();
-    if (is_new.size() == node_count) context.is_new = is_new;
-    std::vector<uint64_t> retained;
-    if (needs.retained && analysis.dominators()) {
-        const DominatorTree& tree = *analysis.dominators();
-        retained.resize(node_count);
-        for (uint32_t n = 0; n < node_count; ++n) retained[n] = tree.retained_size(n);
-        context.retained = retained;
-    }
-    std::vector<uint8_t> in_cycle;
-    if (needs.cycles && analysis.cycles()) {
-        // cycle_of() is kNoCycle outside a non-trivial component: exactly
-        // the filter's `cycle` flag.
-        const std::span<const uint32_t> cycle_ids = analysis.cycles()->cycle_ids();
-        in_cycle.resize(node_count);
-        for (size_t n = 0; n < node_count; ++n) in_cycle[n] = cycle_ids[n] != kNoCycle;
-        context.in_cycle = in_cycle;
-    }
-    if (analysis.suspects() && analysis.suspects()->node_column().size() == node_count) {
-        context.suspect = analysis.suspects()->node_column();
-    }
-
+    const FilterColumns columns(analysis, filter_needs(query), is_new);
     try {
         FilterResult result;
-        result.nodes = std::make_shared<const std::vector<uint32_t>>(select_nodes(query, context));
+        result.nodes = std::make_shared<const std::vector<uint32_t>>(select_nodes(query, columns.context()));
         result.ok = true;
         return result;
     } catch (const FilterContextError& e) {

@@ -47,7 +47,7 @@ void DiffPanel::setComparison(const ComparisonPtr& comparison, const QString& er
     }
     const analysis::DiffTotals& t = comparison_->diff().totals;
     QString text = tr("<b>%1</b><br>%2 → %3 objects (%4 new, %5 freed), %6 → %7")
-                       .arg(comparison_->description().toHtmlEscaped(), count_text(t.objects_a), count_text(t.objects_b),
+                       .arg(comparisonDescription(*comparison_).toHtmlEscaped(), count_text(t.objects_a), count_text(t.objects_b),
                             count_text(t.new_objects), count_text(t.freed_objects), bytes_text(t.bytes_a),
                             bytes_text(t.bytes_b));
     if (const analysis::SurvivorReport* survivors = comparison_->survivors()) {
@@ -72,7 +72,7 @@ void DiffPanel::onCurrentRowChanged() {
     const QString type = model_->typeName(current.row());
     const bool survivors = comparison_->survivors() != nullptr;
     std::vector<uint32_t> objects =
-        objects_of_type(comparison_->current()->snapshot(), type.toStdString(), comparison_->newColumn());
+        objects_of_type(comparison_->current()->snapshot(), type.toStdString(), comparison_->new_column());
     emit typeActivated(survivors ? tr("%1 surviving since the middle snapshot").arg(type)
                                  : tr("new %1 since the baseline").arg(type),
                        objects);

@@ -109,6 +109,10 @@ void SnapshotAnalysis::run(const AnalysisOptions& options, double done_before) {
         if (stage == AnalysisStage::Done) fraction = 1.0;
         options.progress(stage, fraction);
     };
+    if (!options.graph && !want_dominators && !want_cycles) {
+        report(AnalysisStage::Done);
+        return;
+    }
     // Times one stage into stage_seconds_ (the dominator tree's on its own
     // thread when parallel).
     auto timed = [&](AnalysisStage stage, auto&& build) {

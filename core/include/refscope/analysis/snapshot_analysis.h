@@ -1,7 +1,9 @@
 // SnapshotAnalysis: one snapshot and every analysis over it, built stage by
-// stage with progress and cancellation. The desktop app's loader and the
-// benchmarks share this one pipeline, so "how long does opening a 10M-object
-// snapshot take" has one answer. (The CLI builds only what each verb needs.)
+// stage with progress and cancellation. The desktop app's loader, the CLI's
+// verbs, the tests and the benchmarks share this one pipeline, so "how long
+// does opening a 10M-object snapshot take" has one answer. The options choose
+// the stages: the CLI builds only what a verb needs (`info` reads the file and
+// stops; `retained` stops after the dominator tree).
 //
 //   read ─▶ index ─▶ root classes ─┬─▶ retention BFS ─▶ cycles (SCCs) ─┬─▶ leak suspects
 //                                   └─▶ dominator tree ──────────────────┘
@@ -59,6 +61,9 @@ public:
 };
 
 struct AnalysisOptions {
+    // The index, root classes and retention BFS. Off (with the three below)
+    // the pipeline reads the snapshot and stops; any of the three turns it on.
+    bool graph = true;
     bool dominators = true;  // retained sizes; suspects need them
     bool cycles = true;      // suspects need them
     bool suspects = true;    // needs dominators and cycles (forced on if asked)
@@ -72,6 +77,19 @@ struct AnalysisOptions {
     // When set and true, the pipeline stops at the next stage boundary and
     // throws AnalysisCancelled.
     const std::atomic<bool>* cancel = nullptr;
+
+    // Reads the snapshot and builds nothing more.
+    static AnalysisOptions snapshot_only() {
+        AnalysisOptions options = graph_only();
+        options.graph = false;
+        return options;
+    }
+    // The index, root classes and retention BFS, and nothing after them.
+    static AnalysisOptions graph_only() {
+        AnalysisOptions options;
+        options.dominators = options.cycles = options.suspects = false;
+        return options;
+    }
 };
 
 class SnapshotAnalysis {
@@ -91,10 +109,13 @@ public:
     // Where it was read from; empty when analysed from memory.
     const std::string& path() const { return path_; }
     const Snapshot& snapshot() const { return *snapshot_; }
+    // Only when has_graph() (the options asked for the graph, or for a stage
+    // that needs it).
     const GraphIndex& index() const { return *index_; }
     const RootClasses& roots() const { return *roots_; }
     const RetentionPaths& paths() const { return *paths_; }
     // Null when the options left them out.
+    bool has_graph() const { return index_ != nullptr; }
     const DominatorTree* dominators() const { return dominators_.get(); }
     const Cycles* cycles() const { return cycles_.get(); }
     // Suspects of this snapshot alone (no baseline). With a baseline, build a
