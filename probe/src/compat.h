@@ -1,22 +1,100 @@
-// Every difference between CPython 3.9 and 3.13 that the public C API can
-// express lives here (the ones that need private layouts are in
-// cpython_internals.c, which this header's callers reach through
-// cpython_internals.h). The rest of the probe is version-free.
+// The CPython version differences that the public C API (with the public
+// structs of Include/cpython/) can express, as small helpers the walker calls
+// instead of testing PY_VERSION_HEX itself. The probe supports CPython 3.9 to
+// 3.15, GIL builds only (the gate is in cpython_internals.h, which this
+// header includes).
 //
-// Summary of what changes, oldest first:
-//   3.9   frames are objects (PyFrameObject, tstate->frame); no PyGC_Disable.
-//   3.10  PyGC_Enable/Disable/IsEnabled; functions gain func_builtins.
-//   3.11  frames are _PyInterpreterFrame structs, objects only on demand;
-//         managed dicts (values/dict pointers before the object); code
-//         objects keep co_localsplusnames; str no longer needs PyUnicode_READY
-//         checks only from 3.12 on.
-//   3.12  immortal objects (refcount meaningless, flagged); dict-or-values
-//         tagged pointer; int size in lv_tag; static builtin types keep
-//         tp_dict/tp_subclasses in the interpreter (PyType_GetDict;
-//         rs_type_subclasses in cpython_internals.c);
-//         PyUnstable_GC_VisitObjects; func_typeparams; T_OBJECT_EX renamed.
-//   3.13  inline values stored inside the object (Py_TPFLAGS_INLINE_VALUES),
-//         managed dict pointer alone before it; f_executable.
+// What the helpers here cover, oldest first:
+//   3.9   no PyGC_Disable (gc.disable() through the gc module); frames are
+//         objects (tstate->frame); code objects keep co_varnames,
+//         co_cellvars, co_freevars and co_lnotab; generators gi_frame and
+//         gi_code.
+//   3.10  PyGC_Enable/Disable; func_builtins; co_linetable.
+//   3.11  frames are no longer objects (kFramesAreObjects); managed dicts
+//         (Py_TPFLAGS_MANAGED_DICT: two words before the object); code
+//         objects keep co_qualname, co_localsplusnames/kinds,
+//         co_exceptiontable and _co_code; generators lose gi_frame; the
+//         statically allocated identifier strings have refcount 999999999
+//         (treated as immortal).
+//   3.12  immortal objects (_Py_IsImmortal); Py_TPFLAGS_PREHEADER; int size
+//         in lv_tag; every str is ready (no PyUnicode_READY); static builtin
+//         types keep tp_dict in the interpreter (PyType_GetDict); code
+//         objects' derived tuples in _co_cached; generators lose gi_code;
+//         func_typeparams; Py_T_OBJECT_EX/_Py_T_OBJECT (structmember.h's
+//         T_OBJECT_EX/T_OBJECT before); PyUnstable_GC_VisitObjects
+//         (kHasVisitObjects).
+//   3.13  Py_IsFinalizing is public.
+//
+// Version differences that live elsewhere, and why they are not here:
+//   cpython_internals.h   the gate: #error outside 3.9-3.15 and for
+//       Py_GIL_DISABLED builds. Both the C files and this header include it,
+//       so one gate stops every source; this header is C++ and the C files
+//       cannot include it.
+//   cpython_core_headers.h   which internal headers to include: pycore_interp.h
+//       from 3.10; pycore_code/dict/frame/moduleobject/object.h from 3.11;
+//       pycore_runtime.h (_PyRuntime.debug_offsets) from 3.13;
+//       pycore_interpframe.h and pycore_stackref.h from 3.14 (RS_STACKREFS:
+//       frames hold tagged stack references). Py_BUILD_CORE headers are C
+//       only (C11 atomics and constructs a C++ compiler rejects), so they
+//       cannot be included by this C++ header.
+//   cpython_internals.c (C, internal headers): 3.9/3.10 dict key table and
+//       module object, restated because they are not installed; instance
+//       attributes read without materializing a dict: 3.11 values pointer
+//       and managed dict pointer, 3.12 tagged dict-or-values, 3.13+ inline
+//       values (valid flag, capacity) and the managed dict pointer alone;
+//       dict and key-table sizes (3.11 dk_log2_size and unicode entries,
+//       3.13 embedded values); the type attribute cache (3.10
+//       interp->type_cache, 3.12 interp->types.type_cache; 3.9 a static, not
+//       readable); tp_subclasses of static builtin types, an index into the
+//       interpreter's table from 3.12 (3.13 adds static extension types);
+//       the typing types the interpreter holds (3.12, _ConstEvaluator from
+//       3.14); the interned-strings dict (3.12; a static before). All of it
+//       is private structs, only visible with the internal headers.
+//   cpython_frames.c (C, internal headers): frames from 3.11 on: the
+//       thread's frame chain (3.11/3.12 tstate->cframe->current_frame, 3.13
+//       tstate->current_frame); code (3.11 f_code, 3.13 f_executable) and
+//       function (3.11 f_func, 3.12 f_funcobj); stack depth (stacktop up to
+//       3.13, stackpointer from 3.14); current instruction (prev_instr up to
+//       3.12, instr_ptr from 3.13); shim frames (3.12/3.13 CSTACK owner, 3.14
+//       INTERPRETER owner); tagged _PyStackRef slots (3.14, and 3.15's
+//       malformed pattern); generators' embedded frame (3.11, 3.15's
+//       FRAME_STATE_FINISHED) and frame slot counts (3.12
+//       _PyFrame_NumSlotsForCodeObject); a finished frame object's own data;
+//       the comparison with the layouts the runtime publishes (3.13, more
+//       fields in 3.14); a generator's names (its struct is private from
+//       3.14). Same reason: _PyInterpreterFrame and _PyStackRef exist only in
+//       the internal headers.
+//   heap_walker.cpp (3.12): the start set. 3.12+ visits the collector's
+//       lists (PyUnstable_GC_VisitObjects); before, gc.get_objects() returns
+//       a list the walker owns, excludes from the snapshot and whose
+//       reference to every item it subtracts at the end. The older branch
+//       changes the walk's own bookkeeping (HeapWalker's start_list_ and its
+//       correction step), which a helper here cannot do.
+//   roots_threads.cpp (3.11): thread roots. Up to 3.10 every frame object on
+//       tstate->frame (thread_top_frame_object, here) is one root; from 3.11
+//       each counted local, stack slot, code, function, f_locals and frame
+//       object of an interpreter frame is a root, read through
+//       cpython_internals.h. Two ways of building roots with HeapWalker, not
+//       one value; the frame reading itself is in cpython_frames.c.
+//   edge_labels_runtime.cpp (3.11): a frame object's edges. Up to 3.10 its
+//       fields (f_back, f_code, f_builtins, f_globals, f_locals, f_trace)
+//       and f_localsplus are read from the public PyFrameObject; from 3.11
+//       it owns frame data only once its frame finished, read through
+//       cpython_frames.c. Two edge labellers (EdgeCollector), one per layout.
+//   roots_threads.cpp and value_previews.cpp (3.11): a code object's name
+//       in frame labels and previews, co_qualname from 3.11, co_name before.
+//       Public fields: a helper here would serve as well; each is one line
+//       next to the text it builds.
+//   snapshot_header.cpp: no branch. PY_VERSION_HEX, the version the probe
+//       was built for, fills the header only when sys.hexversion (the
+//       running patch release) cannot be read.
+//   recognise_nanobind.cpp: compiled once per nanobind release, and only
+//       for the Pythons that release supports (REFSCOPE_NANOBIND_PY_FIRST_MINOR
+//       to _END_MINOR, from probe/CMakeLists.txt; its headers refuse the
+//       others); otherwise its entry point does nothing. A limit of each
+//       nanobind release, not a CPython difference.
+//
+// docs/probe.md, "Per-version differences", has the table by version.
 #pragma once
 
 #include <Python.h>

@@ -7,11 +7,12 @@
 // C-specific constructs a C++ compiler rejects), so the implementation is C
 // and this header is the small, layout-free interface the C++ walker uses.
 //
-// Together with compat.h this is where every PY_VERSION_HEX difference lives:
+// Together with compat.h this is where the PY_VERSION_HEX differences live:
 // compat.h covers what the public C API can express, the two .c files what
 // only the private layouts can (frames that are not objects, managed dicts,
-// inline values, dict key tables). Nothing here allocates a Python object,
-// takes or drops a reference, or runs Python code.
+// inline values, dict key tables); compat.h's header comment lists the few
+// branches in other files and why each stays there. Nothing here allocates a
+// Python object, takes or drops a reference, or runs Python code.
 #pragma once
 
 #include <Python.h>

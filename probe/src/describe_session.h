@@ -29,7 +29,8 @@ namespace refscope::probe {
 class HeapWalker;
 class EdgeCollector;
 
-// Limits on one callback's reports (docs/cpp-extensions.md, "Bounds").
+// Limits on one callback's reports (docs/cpp-extensions.md, "Rules for
+// callbacks, and what the probe enforces").
 inline constexpr size_t kMaxReportsPerCall = 1 << 16;
 inline constexpr size_t kMaxLabelBytes = 256;
 inline constexpr size_t kMaxTypeNameBytes = 512;

@@ -1,7 +1,9 @@
 // The one rule every function Python calls in refscope._probe follows: no
-// C++ exception may unwind into the interpreter (docs: DESIGN.md, probe
-// rule 5). An entry point's body runs inside translate_exceptions(), which
-// turns whatever it throws into a Python exception.
+// C++ exception may unwind into the interpreter (docs/architecture.md, "The
+// probe's rules inside the target process": nothing escapes into the
+// program; docs/probe.md, "Rules the walk keeps"). An entry point's body runs
+// inside translate_exceptions(), which turns whatever it throws into a
+// Python exception.
 #pragma once
 
 #include <Python.h>

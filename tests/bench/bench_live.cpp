@@ -1,4 +1,4 @@
-// The live connection's benchmark (issue 5, "Speed"; results in
+// The live connection's benchmark (targets and results in
 // docs/performance.md, "Live connection"). A program, not a test:
 //
 //   PYTHONPATH=build/dev/python build/dev/tests/live/bench_live python3 125000 5

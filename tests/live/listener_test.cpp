@@ -1,7 +1,8 @@
 // The receiving side (core/src/protocol/listener.cpp, receiver_connection.cpp)
 // against fake probes written from the spec: handshake and refusals, every
-// fault of issue 5's list that the receiver must survive, snapshots saved
-// as valid files, partial ones discarded, several connections at once.
+// fault the receiver must survive (docs/protocol.md, "The conversation, and
+// what ends it"), snapshots saved as valid files, partial ones discarded,
+// several connections at once.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>

@@ -151,7 +151,7 @@ inline std::vector<uint8_t> hex_token(const std::string& hex) {
     return t;
 }
 
-// The probe's side of a connection, written from the spec, blocking.
+// The probe's side of a connection, written from docs/protocol.md, blocking.
 class FakeProbe {
 public:
     explicit FakeProbe(const std::string& address) {

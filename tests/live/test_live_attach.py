@@ -2,7 +2,8 @@
 refscope is connected without any change to its code, repeatedly, while its
 threads work; and every case where attaching cannot work says why.
 
-Rounds: REFSCOPE_ATTACH_ROUNDS (default 10; issue 5's full run is 50).
+Rounds: REFSCOPE_ATTACH_ROUNDS (default 10; a full run is 50, docs/protocol.md
+"Tests and fuzzing").
 If this machine does not let us ptrace (Yama, containers), the attach tests
 skip and say so; the checks that need no ptrace still run."""
 

@@ -1,4 +1,5 @@
-"""Issue 5's faults, end to end with real processes:
+"""The faults the live connection must survive, end to end with real
+processes:
 - kill -9 the receiver mid-stream: the target runs on, its threads are not
   held up, the probe drops the connection;
 - kill -9 the target mid-stream: the receiver reports the process gone,

@@ -3,9 +3,9 @@ the while: no crash, every snapshot a valid file, consecutive sequence
 numbers, and no leak in the target (memory, threads, file descriptors) or
 in the receiver (memory).
 
-The default count keeps CI fast; the full run of issue 5 is
+The default count keeps CI fast; a full run is
     REFSCOPE_SOAK_SNAPSHOTS=1000 python -m unittest test_live_soak
-(docs/protocol.md, "Tests"; its numbers are in docs/performance.md)."""
+(docs/protocol.md, "Tests and fuzzing"; its numbers are in docs/performance.md)."""
 
 import os
 import time

@@ -1,4 +1,4 @@
-"""Analysis issue seed scenarios: the nanobind page's Wrapper cycles with C
+"""Scenario (f): the nanobind page's Wrapper cycles with C
 types from the _wrapperfix fixture. Each cycle runs through `w.value`.
 
 Wrapper (no tp_traverse) and UntraversedWrapper (tp_traverse forgets value):

@@ -1,7 +1,8 @@
-// The numbers that the snapshot writer, the snapshot reader and (later) the
-// wire protocol must agree on. Nothing else lives here: every byte layout that
-// uses these constants is drawn in docs/format.md and next to the code that
-// writes it (core/src/format/snapshot_writer.cpp).
+// The numbers that the snapshot writer, the snapshot reader and the live
+// wire protocol (protocol/protocol.h, which reuses the header tags) must
+// agree on. Nothing else lives here: every byte layout that uses these
+// constants is drawn in docs/format.md and next to the code that writes it
+// (core/src/format/snapshot_writer.cpp).
 //
 // Kept free of any dependency beyond <cstdint> because the probe, which is
 // loaded into someone else's process, compiles it too.
@@ -31,7 +32,9 @@ enum class SectionId : uint16_t {
     Nodes = 4,
     Edges = 5,
     Roots = 6,
-    NativeNodes = 7,  // reserved for the C++ extensions issue
+    NativeNodes = 7,  // reserved, never written: native nodes are ordinary
+                      // nodes flagged kNodeNative (docs/format.md, "Native
+                      // nodes"); kept for facts the node columns cannot carry
     Threads = 8,
     End = 0xFFFF,
 };
@@ -66,7 +69,8 @@ inline constexpr uint8_t kNodeNative = 0x10;     // a C/C++ object, not a PyObje
 //   SetMember  label = unused (0)
 //   Field      label = string id of the C-level field ("__globals__", "f_back"...)
 //   Local      label = string id of the local variable name
-//   Native     label = string id (reported by an extension type; C++ issue)
+//   Native     label = string id of the label a describe callback or a
+//              recogniser reported (docs/cpp-extensions.md)
 //   Weak       label = unused (0): weakref -> referent, never owned
 enum class EdgeKind : uint8_t {
     Reference = 0,
@@ -92,7 +96,9 @@ inline constexpr uint8_t kEdgeGcVisible = 0x02;  // tp_traverse reports it
 enum class RootKind : uint8_t {
     Interpreter = 0,  // sys.modules, sys/builtins dicts, static types, singletons
     ThreadStack = 1,  // a running frame's local, argument or stack temporary
-    Extension = 2,    // reported by an extension type (C++ issue)
+    Extension = 2,    // reported by a C/C++ library (describe API, recognisers),
+                      // or a native node the owned edges into it do not
+                      // account for (docs/format.md, "Native nodes")
 };
 inline constexpr uint8_t kRootKindCount = 3;
 

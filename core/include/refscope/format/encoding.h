@@ -1,7 +1,8 @@
 // The primitive encodings of the snapshot format (docs/format.md, "Primitive
 // encodings"): LEB128 varints, zigzag, CRC-32C and the section frame. Shared by
-// the snapshot writer and reader, the tests that forge files, and (later) the
-// wire protocol, so that there is exactly one definition of each.
+// the snapshot writer and reader, the tests that forge files, and the live
+// wire protocol (protocol/protocol.h: payload varints, frame CRCs), so that
+// there is exactly one definition of each.
 //
 // Header-only except crc32c(); depends on nothing but the standard library.
 #pragma once

@@ -45,7 +45,9 @@ struct WriteOptions {
     int zstd_level = 3;
 };
 
-// Where encoded bytes go. A file sink and (later) a socket sink implement it.
+// Where encoded bytes go: the writer's own sinks (a file, a byte vector) and
+// the probe's live client, which cuts the bytes into SnapshotData frames
+// (probe/src/live_client.cpp), implement it.
 class ByteSink {
 public:
     virtual ~ByteSink() = default;
@@ -54,11 +56,12 @@ public:
 };
 
 // Encodes a snapshot as a sequence of sections; the same bytes make a file and
-// (later) a streamed snapshot on the wire. The snapshot is validated first
-// (column lengths, every id in range, edges grouped by source, string 0
-// empty: the rules the reader enforces); an invalid one throws WriteError
-// naming the first defect, as do sink failures. Memory beyond the snapshot:
-// the stored payload of one section (compressed when compressing) + 64 KiB.
+// a streamed snapshot on the live connection (docs/protocol.md). The snapshot
+// is validated first (column lengths, every id in range, edges grouped by
+// source, string 0 empty: the rules the reader enforces); an invalid one
+// throws WriteError naming the first defect, as do sink failures. Memory
+// beyond the snapshot: the stored payload of one section (compressed when
+// compressing) + 64 KiB.
 void write_snapshot(const Snapshot& snapshot, ByteSink& sink, const WriteOptions& options = {});
 std::vector<uint8_t> encode_snapshot(const Snapshot& snapshot, const WriteOptions& options = {});
 // Writes to `path` atomically (temporary file + rename): a failed write never
