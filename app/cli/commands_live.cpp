@@ -26,8 +26,8 @@
 #include "commands_live.h"
 #include "json_writer.h"
 #include "refscope/format/snapshot_io.h"
-#include "refscope/protocol/listener.h"
-#include "refscope/protocol/process_list.h"
+#include "refscope/live/listener.h"
+#include "refscope/live/process_list.h"
 
 namespace refscope::cli {
 

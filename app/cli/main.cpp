@@ -17,7 +17,7 @@
 #include "refscope/export/heapsnapshot.h"
 #include "refscope/format/snapshot_io.h"
 #include "refscope/graphviz/graph_render.h"
-#include "refscope/protocol/listener.h"
+#include "refscope/live/listener.h"
 
 namespace {
 

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "refscope/format/snapshot_io.h"
-#include "refscope/protocol/listener.h"
+#include "refscope/live/listener.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The receiving side (core/src/protocol/listener.cpp, receiver_connection.cpp)
+// The receiving side (core/src/live/listener.cpp, receiver_connection.cpp)
 // against fake probes written from the spec: handshake and refusals, every
 // fault the receiver must survive (docs/protocol.md, "The conversation, and
 // what ends it"), snapshots saved as valid files, partial ones discarded,

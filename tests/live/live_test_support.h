@@ -24,7 +24,7 @@
 
 #include "refscope/protocol/address.h"
 #include "refscope/protocol/frame_parser.h"
-#include "refscope/protocol/listener.h"
+#include "refscope/live/listener.h"
 #include "refscope/protocol/protocol.h"
 
 namespace refscope::live::testing {

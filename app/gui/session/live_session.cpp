@@ -8,7 +8,7 @@
 #include <QStandardPaths>
 #include <QTimer>
 
-#include "refscope/protocol/listener.h"
+#include "refscope/live/listener.h"
 #include "session/probe_location.h"
 
 namespace refscope::app {

@@ -11,7 +11,7 @@
 #include <QVBoxLayout>
 #include <QVersionNumber>
 
-#include "refscope/protocol/process_list.h"
+#include "refscope/live/process_list.h"
 #include "session/attach_job.h"
 #include "session/live_session.h"
 

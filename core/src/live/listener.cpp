@@ -1,7 +1,7 @@
 // Listener (listener.h): sockets, the token, the private directory, the
 // command queue and the poll() loop. Per-connection work is in
 // receiver_connection.cpp, the session folder in session_folder.cpp.
-#include "refscope/protocol/listener.h"
+#include "refscope/live/listener.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "refscope/protocol/listener.h"
+#include "refscope/live/listener.h"
 
 namespace refscope::live {
 

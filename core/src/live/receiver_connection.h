@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "refscope/protocol/frame_parser.h"
-#include "refscope/protocol/listener.h"
+#include "refscope/live/listener.h"
 #include "refscope/protocol/snapshot_stream.h"
 #include "session_folder.h"
 

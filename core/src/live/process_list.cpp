@@ -1,5 +1,5 @@
 // The Python process list (process_list.h), read from /proc.
-#include "refscope/protocol/process_list.h"
+#include "refscope/live/process_list.h"
 #include "refscope/protocol/process_facts.h"
 
 #include <dirent.h>
