@@ -1,7 +1,7 @@
 #include "command_support.h"
 
 #include "commands.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/format/snapshot_io.h"
 
 namespace refscope::cli {

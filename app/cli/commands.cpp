@@ -9,7 +9,7 @@
 #include "commands_live.h"
 #include "filter_argument.h"
 #include "json_output.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/filter_columns.h"
 #include "reports.h"
 #include "text_output.h"

@@ -7,12 +7,11 @@
 
 #include "command_support.h"
 #include "filter_argument.h"
-#include "formatting.h"
 #include "json_output.h"
 #include "json_writer.h"
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "text_table.h"
 #include "verbs.h"
 
@@ -21,10 +20,8 @@ namespace {
 
 using namespace refscope::analysis;
 
-std::string count_text(uint64_t n) { return with_commas(static_cast<int64_t>(n)); }
-
 std::string bytes_text(uint64_t bytes) {
-    return count_text(bytes) + " bytes (" + human_bytes(bytes) + ")";
+    return with_thousands(bytes) + " bytes (" + human_bytes(bytes) + ")";
 }
 
 std::string node_text(const NodeReport& node) {
@@ -85,17 +82,17 @@ RetainedReport make_retained(const CliOptions& options, const SnapshotAnalysis& 
 }
 
 void write_retained_text(const RetainedReport& r, std::ostream& out) {
-    out << "reachable: " << count_text(r.reachable_objects) << " objects, "
+    out << "reachable: " << with_thousands(r.reachable_objects) << " objects, "
         << bytes_text(r.reachable_bytes) << "; unexplained holders (C/C++ code or leaks) retain "
-        << count_text(r.unexplained_objects) << " objects, " << bytes_text(r.unexplained_bytes)
-        << "; " << count_text(r.unreachable_objects) << " objects unreachable (garbage)\n";
+        << with_thousands(r.unexplained_objects) << " objects, " << bytes_text(r.unexplained_bytes)
+        << "; " << with_thousands(r.unreachable_objects) << " objects unreachable (garbage)\n";
     if (r.top.empty()) return;
     out << "largest retained sizes (freeing the object frees all it retains):\n";
     Table table({true, true, true, false, false});
     table.row({"retained", "objects", "shallow", "dominated by", "object"});
     for (const RetainedRow& row : r.top) {
-        table.row({count_text(row.retained_bytes), count_text(row.retained_objects),
-                   count_text(row.node.size),
+        table.row({with_thousands(row.retained_bytes), with_thousands(row.retained_objects),
+                   with_thousands(row.node.size),
                    row.dominator ? node_text(*row.dominator) : row.dominator_kind,
                    node_text(row.node)});
     }
@@ -159,15 +156,15 @@ void write_cycles_text(const Snapshot& s, const Cycles& cycles, const std::vecto
         uncollectable_cycles += cycles.totals(static_cast<CycleFate>(f)).cycles;
         uncollectable_bytes += cycles.totals(static_cast<CycleFate>(f)).bytes;
     }
-    out << count_text(cycles.count()) << " reference cycles, " << count_text(uncollectable_cycles)
+    out << with_thousands(cycles.count()) << " reference cycles, " << with_thousands(uncollectable_cycles)
         << " uncollectable (" << human_bytes(uncollectable_bytes) << ")\n";
     Table totals({false, true, true, true});
     totals.row({"fate", "cycles", "objects", "bytes"});
     for (int f = 0; f < kCycleFateCount; ++f) {
         const auto fate = static_cast<CycleFate>(f);
         const Cycles::FateTotals& t = cycles.totals(fate);
-        totals.row({std::string(cycle_fate_name(fate)), count_text(t.cycles), count_text(t.objects),
-                    count_text(t.bytes)});
+        totals.row({std::string(cycle_fate_name(fate)), with_thousands(t.cycles), with_thousands(t.objects),
+                    with_thousands(t.bytes)});
     }
     totals.print(out);
     if (shown.empty()) return;
@@ -177,7 +174,7 @@ void write_cycles_text(const Snapshot& s, const Cycles& cycles, const std::vecto
     for (uint32_t c : shown) {
         const CycleInfo& info = cycles.info(c);
         table.row({"#" + std::to_string(c), std::string(cycle_fate_name(info.fate)),
-                   count_text(info.members), count_text(info.bytes),
+                   with_thousands(info.members), with_thousands(info.bytes),
                    types_text(s, cycles.top_types(c, kCycleTypesShown)), cycles.explain(c)});
     }
     table.print(out);
@@ -319,14 +316,14 @@ void run_query(const CliOptions& options, const SnapshotAnalysis& a, std::ostrea
         json.end_object();
         return;
     }
-    out << count_text(selected.size()) << " of " << count_text(s.node_count()) << " objects match "
+    out << with_thousands(selected.size()) << " of " << with_thousands(s.node_count()) << " objects match "
         << query.text << ", " << bytes_text(bytes) << " shallow\n";
     if (nodes.empty()) return;
     if (nodes.size() < selected.size()) out << "largest " << nodes.size() << ":\n";
     Table table({true, true, false, false});
     table.row({"size", "refcount", "address", "object"});
     for (const NodeReport& n : nodes) {
-        table.row({count_text(n.size), with_commas(n.refcount), format_address(n.address), n.description});
+        table.row({with_thousands(n.size), with_thousands_signed(n.refcount), format_address(n.address), n.description});
     }
     table.print(out);
 }

@@ -8,10 +8,9 @@
 
 #include "command_support.h"
 #include "filter_argument.h"
-#include "formatting.h"
 #include "json_output.h"
 #include "json_writer.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/filter_columns.h"
 #include "refscope/analysis/snapshot_diff.h"
 #include "text_table.h"
@@ -22,9 +21,7 @@ namespace {
 
 using namespace refscope::analysis;
 
-std::string count_text(uint64_t n) { return with_commas(static_cast<int64_t>(n)); }
-
-std::string signed_text(int64_t n) { return (n > 0 ? "+" : "") + with_commas(n); }
+std::string signed_text(int64_t n) { return (n > 0 ? "+" : "") + with_thousands_signed(n); }
 
 // The objects of `s` flagged in `column` (new, or survivor) that also match
 // the filter, if any: the largest first, then by id; `limit` of them.
@@ -66,7 +63,7 @@ void print_objects(const std::vector<NodeReport>& nodes, std::ostream& out) {
     Table table({true, false, false});
     table.row({"size", "address", "object"});
     for (const NodeReport& n : nodes) {
-        table.row({count_text(n.size), format_address(n.address), n.description});
+        table.row({with_thousands(n.size), format_address(n.address), n.description});
     }
     table.print(out);
 }
@@ -79,12 +76,12 @@ void write_text(const CliOptions& options, const Snapshot& a, const Snapshot& b,
         << b.header.sequence;
     if (options.force) out << " (--force: not checked)";
     out << '\n';
-    out << "objects " << count_text(t.objects_a) << " \u2192 " << count_text(t.objects_b) << " ("
+    out << "objects " << with_thousands(t.objects_a) << " \u2192 " << with_thousands(t.objects_b) << " ("
         << signed_text(static_cast<int64_t>(t.objects_b - t.objects_a)) << "), bytes "
-        << count_text(t.bytes_a) << " \u2192 " << count_text(t.bytes_b) << " ("
-        << signed_text(static_cast<int64_t>(t.bytes_b - t.bytes_a)) << "); " << count_text(t.matched)
-        << " in both, " << count_text(t.new_objects) << " new (" << human_bytes(t.new_bytes) << "), "
-        << count_text(t.freed_objects) << " freed (" << human_bytes(t.freed_bytes) << ")\n";
+        << with_thousands(t.bytes_a) << " \u2192 " << with_thousands(t.bytes_b) << " ("
+        << signed_text(static_cast<int64_t>(t.bytes_b - t.bytes_a)) << "); " << with_thousands(t.matched)
+        << " in both, " << with_thousands(t.new_objects) << " new (" << human_bytes(t.new_bytes) << "), "
+        << with_thousands(t.freed_objects) << " freed (" << human_bytes(t.freed_bytes) << ")\n";
     if (!diff.types.empty()) {
         out << "\ntypes that changed";
         if (type_limit < diff.types.size()) out << " (largest growth: " << type_limit << " of " << diff.types.size() << ")";
@@ -93,34 +90,34 @@ void write_text(const CliOptions& options, const Snapshot& a, const Snapshot& b,
         table.row({"\u0394bytes", "\u0394objects", "new", "freed", "objects", "bytes", "type"});
         for (size_t i = 0; i < diff.types.size() && i < type_limit; ++i) {
             const TypeDelta& d = diff.types[i];
-            table.row({signed_text(d.byte_delta()), signed_text(d.object_delta()), count_text(d.new_objects),
-                       count_text(d.freed_objects), count_text(d.objects_b), count_text(d.bytes_b), d.name});
+            table.row({signed_text(d.byte_delta()), signed_text(d.object_delta()), with_thousands(d.new_objects),
+                       with_thousands(d.freed_objects), with_thousands(d.objects_b), with_thousands(d.bytes_b), d.name});
         }
         table.print(out);
     }
     const std::string matching = options.filter ? " matching " + *options.filter : "";
     if (survivors) {
-        out << "\nthird snapshot: " << count_text(survivors->allocated_between)
-            << " objects allocated between #1 and #2, " << count_text(survivors->freed_again)
-            << " freed again by #3, " << count_text(survivors->survivors.size()) << " survive ("
+        out << "\nthird snapshot: " << with_thousands(survivors->allocated_between)
+            << " objects allocated between #1 and #2, " << with_thousands(survivors->freed_again)
+            << " freed again by #3, " << with_thousands(survivors->survivors.size()) << " survive ("
             << human_bytes(survivors->survivor_bytes) << ")\n";
         if (!survivors->groups.empty()) {
             Table table({true, true, false});
             table.row({"objects", "bytes", "type"});
             for (size_t i = 0; i < survivors->groups.size() && i < type_limit; ++i) {
                 const SurvivorGroup& g = survivors->groups[i];
-                table.row({count_text(g.objects), count_text(g.bytes), g.type});
+                table.row({with_thousands(g.objects), with_thousands(g.bytes), g.type});
             }
             table.print(out);
         }
         if (surviving && !surviving->top.empty()) {
-            out << "\nsurvivors" << matching << ": " << count_text(surviving->objects) << " ("
+            out << "\nsurvivors" << matching << ": " << with_thousands(surviving->objects) << " ("
                 << human_bytes(surviving->bytes) << ")\n";
             print_objects(surviving->top, out);
         }
         return;
     }
-    out << "\nnew objects" << matching << ": " << count_text(fresh.objects) << " ("
+    out << "\nnew objects" << matching << ": " << with_thousands(fresh.objects) << " ("
         << human_bytes(fresh.bytes) << ")";
     if (fresh.top.size() < fresh.objects) out << ", largest " << fresh.top.size();
     out << '\n';

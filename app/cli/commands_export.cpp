@@ -13,11 +13,10 @@
 
 #include "command_support.h"
 #include "commands.h"
-#include "formatting.h"
 #include "json_output.h"
 #include "json_writer.h"
 #include "refscope/analysis/cycles.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/subgraph.h"
 #include "refscope/export/heapsnapshot.h"
 #include "refscope/graphviz/graph_render.h"
@@ -31,8 +30,6 @@ namespace gv = refscope::graphviz;
 
 // --type NAME draws this many instances, the most telling first.
 constexpr size_t kTypeTargets = 3;
-
-std::string count_text(uint64_t n) { return with_commas(static_cast<int64_t>(n)); }
 
 gv::OutputFormat choose_format(const CliOptions& options) {
     if (!options.format.empty()) return gv::parse_output_format(options.format);
@@ -133,13 +130,13 @@ void run_export_path(const CliOptions& options, const SnapshotAnalysis& a, std::
         json.end_object();
         return;
     }
-    out << "wrote " << options.output << ": " << count_text(graph.nodes.size()) << " nodes ("
-        << count_text(groups) << " groups), " << count_text(graph.edges.size()) << " edges, "
-        << count_text(graph.path_count) << " retention path(s)";
-    if (!graph.clusters.empty()) out << ", " << count_text(graph.clusters.size()) << " clusters";
+    out << "wrote " << options.output << ": " << with_thousands(graph.nodes.size()) << " nodes ("
+        << with_thousands(groups) << " groups), " << with_thousands(graph.edges.size()) << " edges, "
+        << with_thousands(graph.path_count) << " retention path(s)";
+    if (!graph.clusters.empty()) out << ", " << with_thousands(graph.clusters.size()) << " clusters";
     out << '\n';
     if (graph.truncated) {
-        out << "  capped at --max-nodes " << sub.max_nodes << ": " << count_text(graph.omitted_nodes)
+        out << "  capped at --max-nodes " << sub.max_nodes << ": " << with_thousands(graph.omitted_nodes)
             << " neighbours not drawn\n";
     }
     for (const std::string& note : graph.notes) out << "  " << note << '\n';
@@ -165,8 +162,8 @@ void run_export_heapsnapshot(const CliOptions& options, const SnapshotAnalysis& 
         json.end_object();
         return;
     }
-    out << "wrote " << options.output << ": " << count_text(stats.nodes) << " nodes, "
-        << count_text(stats.edges) << " edges, " << human_bytes(stats.bytes)
+    out << "wrote " << options.output << ": " << with_thousands(stats.nodes) << " nodes, "
+        << with_thousands(stats.edges) << " edges, " << human_bytes(stats.bytes)
         << "; open it in Chrome DevTools: Memory \u25b8 Load profile\n";
 }
 

@@ -10,10 +10,9 @@
 #include <vector>
 
 #include "command_support.h"
-#include "formatting.h"
 #include "json_output.h"
 #include "json_writer.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/leak_suspects.h"
 #include "text_table.h"
 #include "verbs.h"
@@ -23,8 +22,6 @@ namespace {
 
 using namespace refscope::analysis;
 
-std::string count_text(uint64_t n) { return with_commas(static_cast<int64_t>(n)); }
-
 std::string score_text(double score) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f", score);
@@ -33,8 +30,8 @@ std::string score_text(double score) {
 
 void write_text(const std::string& file, const LeakSuspects& suspects, size_t limit, std::ostream& out) {
     const auto& rows = suspects.groups();
-    out << "leak suspects in " << file << ": " << count_text(suspects.high_confidence_count())
-        << " high-confidence, " << count_text(rows.size() - suspects.high_confidence_count())
+    out << "leak suspects in " << file << ": " << with_thousands(suspects.high_confidence_count())
+        << " high-confidence, " << with_thousands(rows.size() - suspects.high_confidence_count())
         << " low-confidence";
     if (limit < rows.size()) out << "; top " << limit;
     out << '\n';
@@ -44,7 +41,7 @@ void write_text(const std::string& file, const LeakSuspects& suspects, size_t li
     for (size_t i = 0; i < rows.size() && i < limit; ++i) {
         const SuspectGroup& g = rows[i];
         table.row({std::to_string(i + 1), score_text(g.score), std::string(suspect_confidence_name(g.confidence)),
-                   count_text(g.objects), count_text(g.shallow_bytes), count_text(g.retained_bytes), g.type,
+                   with_thousands(g.objects), with_thousands(g.shallow_bytes), with_thousands(g.retained_bytes), g.type,
                    suspect_kind_names(g.kinds)});
     }
     table.print(out);

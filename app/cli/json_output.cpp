@@ -1,14 +1,14 @@
 #include "json_output.h"
 
-#include "formatting.h"
 #include "json_writer.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 
 namespace refscope::cli {
 namespace {
 
 
 using analysis::format_address;
+using analysis::format_utc;
 
 void write_root(JsonWriter& json, const RootReport& root, const NodeReport* node) {
     json.begin_object();

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 
 namespace refscope::cli {
 

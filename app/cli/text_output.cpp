@@ -3,24 +3,27 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "formatting.h"
 #include "text_table.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 
 namespace refscope::cli {
 namespace {
 
 using analysis::format_address;
+using analysis::format_utc;
+using analysis::human_bytes;
 using analysis::quote_text;
+using analysis::with_thousands;
+using analysis::with_thousands_signed;
 
 constexpr std::string_view kArrow = " \u2192 ";
 
 std::string plural(uint64_t count, std::string_view one, std::string_view many) {
-    return with_commas(static_cast<int64_t>(count)) + " " + std::string(count == 1 ? one : many);
+    return with_thousands(count) + " " + std::string(count == 1 ? one : many);
 }
 
 std::string surplus_text(const NodeReport& node) {
-    return node.surplus ? with_commas(*node.surplus) : std::string(node.immortal ? "immortal" : "-");
+    return node.surplus ? with_thousands_signed(*node.surplus) : std::string(node.immortal ? "immortal" : "-");
 }
 
 std::string root_text(const RootReport& root) {
@@ -39,8 +42,8 @@ void print_nodes(std::ostream& out, const std::vector<NodeReport>& nodes, bool w
     Table table({true, true, true, false, false});
     table.row({with_unexplained ? "unexplained" : "surplus", "refcount", "size", "address", "object"});
     for (const NodeReport& n : nodes) {
-        table.row({with_unexplained ? with_commas(n.unexplained) : surplus_text(n),
-                   with_commas(n.refcount), with_commas(static_cast<int64_t>(n.size)),
+        table.row({with_unexplained ? with_thousands_signed(n.unexplained) : surplus_text(n),
+                   with_thousands_signed(n.refcount), with_thousands(n.size),
                    format_address(n.address), n.description});
     }
     table.print(out);
@@ -52,15 +55,15 @@ void print_hops(std::ostream& out, const NodeReport* first, std::string_view fir
     table.row({"hop", "edge", "kind", "object", "address", "size", "refcount", "surplus"});
     if (first) {
         table.row({"0", std::string(first_edge), "", first->description,
-                   format_address(first->address), with_commas(static_cast<int64_t>(first->size)),
-                   with_commas(first->refcount), surplus_text(*first)});
+                   format_address(first->address), with_thousands(first->size),
+                   with_thousands_signed(first->refcount), surplus_text(*first)});
     }
     for (size_t i = 0; i < hops.size(); ++i) {
         const HopReport& hop = hops[i];
         table.row({std::to_string(i + 1), hop.edge, hop.edge_kind, hop.node.description,
                    format_address(hop.node.address),
-                   with_commas(static_cast<int64_t>(hop.node.size)),
-                   with_commas(hop.node.refcount), surplus_text(hop.node)});
+                   with_thousands(hop.node.size),
+                   with_thousands_signed(hop.node.refcount), surplus_text(hop.node)});
     }
     table.print(out);
 }
@@ -97,16 +100,16 @@ void write_text(const InfoReport& r, std::ostream& out) {
     table.row({"taken", taken});
     table.row({"gc first", h.collected_first ? "yes (gc.collect() ran before the walk)" : "no"});
     if (h.walk_ns) {
-        table.row({"walk", with_commas(static_cast<int64_t>(h.walk_ns / 1000)) + " \u00b5s with the GIL held"});
+        table.row({"walk", with_thousands(h.walk_ns / 1000) + " \u00b5s with the GIL held"});
     }
-    table.row({"objects", with_commas(static_cast<int64_t>(s.node_count())) + " (" +
-                              with_commas(static_cast<int64_t>(r.gc_tracked)) + " GC-tracked, " +
-                              with_commas(static_cast<int64_t>(r.immortal)) + " immortal, " +
-                              with_commas(static_cast<int64_t>(r.native)) + " native, " +
-                              with_commas(static_cast<int64_t>(r.type_objects)) + " types)"});
-    table.row({"bytes", with_commas(static_cast<int64_t>(r.bytes)) + " shallow (" + human_bytes(r.bytes) + ")"});
-    table.row({"references", with_commas(static_cast<int64_t>(s.edge_count()))});
-    table.row({"types", with_commas(static_cast<int64_t>(s.types.size()))});
+    table.row({"objects", with_thousands(s.node_count()) + " (" +
+                              with_thousands(r.gc_tracked) + " GC-tracked, " +
+                              with_thousands(r.immortal) + " immortal, " +
+                              with_thousands(r.native) + " native, " +
+                              with_thousands(r.type_objects) + " types)"});
+    table.row({"bytes", with_thousands(r.bytes) + " shallow (" + human_bytes(r.bytes) + ")"});
+    table.row({"references", with_thousands(s.edge_count())});
+    table.row({"types", with_thousands(s.types.size())});
     table.row({"roots", plural(s.roots.size(), "record", "records")});
     std::string threads = std::to_string(s.threads.size());
     for (size_t t = 0; t < s.threads.size(); ++t) {
@@ -120,7 +123,7 @@ void write_text(const InfoReport& r, std::ostream& out) {
 void write_text(const SummaryReport& r, std::ostream& out) {
     const std::string by(analysis::group_by_name(r.by));
     out << "by " << by << ": " << plural(r.objects, "object", "objects") << ", "
-        << with_commas(static_cast<int64_t>(r.bytes)) << " bytes shallow (" << human_bytes(r.bytes)
+        << with_thousands(r.bytes) << " bytes shallow (" << human_bytes(r.bytes)
         << ")";
     if (r.filter) out << " matching " << *r.filter;
     if (r.groups.size() < r.group_count) {
@@ -133,8 +136,8 @@ void write_text(const SummaryReport& r, std::ostream& out) {
         char share[16];
         std::snprintf(share, sizeof share, "%.1f%%",
                       r.bytes ? 100.0 * static_cast<double>(g.bytes) / static_cast<double>(r.bytes) : 0.0);
-        table.row({with_commas(static_cast<int64_t>(g.objects)),
-                   with_commas(static_cast<int64_t>(g.bytes)), share, g.name});
+        table.row({with_thousands(g.objects),
+                   with_thousands(g.bytes), share, g.name});
     }
     table.print(out);
 }
@@ -144,12 +147,12 @@ void write_text(const RootsReport& r, std::ostream& out) {
     Table table({false, true, true, true});
     table.row({"class", "references", "objects", "records"});
     for (const RootClassRow& c : r.classes) {
-        table.row({c.kind, with_commas(static_cast<int64_t>(c.references)),
-                   with_commas(static_cast<int64_t>(c.objects)),
-                   c.kind == "unexplained" ? "-" : with_commas(static_cast<int64_t>(c.records))});
+        table.row({c.kind, with_thousands(c.references),
+                   with_thousands(c.objects),
+                   c.kind == "unexplained" ? "-" : with_thousands(c.records)});
     }
     table.print(out);
-    out << "reachable from explained roots: " << with_commas(static_cast<int64_t>(r.reachable))
+    out << "reachable from explained roots: " << with_thousands(r.reachable)
         << " of " << plural(r.objects, "object", "objects") << '\n';
 
     out << '\n';
@@ -157,14 +160,14 @@ void write_text(const RootsReport& r, std::ostream& out) {
         out << "no object has unexplained surplus: every reference is accounted for\n";
     } else {
         out << "objects with unexplained surplus (references the GC cannot see: a C/C++ holder "
-               "or a leak): " << with_commas(static_cast<int64_t>(r.unexplained_objects));
+               "or a leak): " << with_thousands(r.unexplained_objects);
         if (r.unexplained.size() < r.unexplained_objects) out << ", top " << r.unexplained.size();
         out << '\n';
         print_nodes(out, r.unexplained, true);
     }
     if (r.negative_objects > 0) {
         out << "\nobjects with negative surplus (refcount below the owned references to them: "
-               "the snapshot is inconsistent there): " << with_commas(static_cast<int64_t>(r.negative_objects))
+               "the snapshot is inconsistent there): " << with_thousands(r.negative_objects)
             << '\n';
         print_nodes(out, r.negative, false);
     }
@@ -181,7 +184,7 @@ void write_text(const RootsReport& r, std::ostream& out) {
 void write_text(const PathReport& r, std::ostream& out) {
     if (!r.type_name.empty()) {
         out << plural(r.instances, "instance", "instances") << " of " << r.type_name << ", "
-            << with_commas(static_cast<int64_t>(r.reachable_instances)) << " reachable from roots; ";
+            << with_thousands(r.reachable_instances) << " reachable from roots; ";
         out << (r.found ? "the nearest:" : "this one:") << '\n';
     }
     if (!r.found) {
@@ -209,17 +212,17 @@ void write_text(const ReferrersReport& r, std::ostream& out) {
     const NodeReport& t = r.target;
     out << t.description;
     if (t.description.find(" @ ") == std::string::npos) out << " @ " << format_address(t.address);
-    out << "  (" << t.type << ", " << with_commas(static_cast<int64_t>(t.size)) << " bytes)\n";
+    out << "  (" << t.type << ", " << with_thousands(t.size) << " bytes)\n";
 
     const analysis::SurplusBreakdown& b = r.breakdown;
     if (!b.counted) {
-        out << "refcount " << with_commas(b.refcount) << " not counted ("
+        out << "refcount " << with_thousands_signed(b.refcount) << " not counted ("
             << (t.native ? "native object" : "immortal") << "); "
             << plural(r.owned_in, "owned reference", "owned references") << " from objects\n";
     } else {
-        out << "refcount " << with_commas(b.refcount) << " = "
+        out << "refcount " << with_thousands_signed(b.refcount) << " = "
             << plural(r.owned_in, "owned reference", "owned references") << " from objects + "
-            << with_commas(b.surplus) << " surplus";
+            << with_thousands_signed(b.surplus) << " surplus";
         if (b.surplus > 0) {
             out << " (interpreter " << b.explained[0] << ", thread stack " << b.explained[1]
                 << ", extension " << b.explained[2] << ", unexplained " << b.unexplained << ")";
@@ -238,7 +241,7 @@ void write_text(const ReferrersReport& r, std::ostream& out) {
         out << "no path from GC roots\n";
     }
 
-    out << "\nreferrers: " << with_commas(static_cast<int64_t>(r.referrer_count));
+    out << "\nreferrers: " << with_thousands(r.referrer_count);
     if (r.referrers.size() < r.referrer_count) out << ", first " << r.referrers.size();
     out << '\n';
     if (!r.referrers.empty()) {

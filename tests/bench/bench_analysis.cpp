@@ -15,7 +15,7 @@
 #include <string>
 
 #include "bench_measure.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/graph_index.h"
 #include "refscope/analysis/grouping.h"
 #include "refscope/analysis/retention_paths.h"

@@ -44,7 +44,7 @@
 #include "bench_measure.h"
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/graph_index.h"
 #include "refscope/analysis/retention_paths.h"
 #include "refscope/analysis/root_classes.h"

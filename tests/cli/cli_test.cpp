@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "demo_heap.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/format/snapshot_io.h"
 
 extern char** environ;

@@ -9,7 +9,7 @@
 
 #include "analyse.h"
 #include "refscope/analysis/cycles.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/retention_paths.h"
 #include "refscope/analysis/root_classes.h"
 #include "snapshot_builder.h"

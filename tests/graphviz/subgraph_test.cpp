@@ -447,15 +447,5 @@ TEST(Subgraph, PickTargetsOfTypeRanksLeaksFirst) {
     EXPECT_TRUE(pick_targets_of_type(a->index(), a->roots(), a->paths(), "nope", 10).empty());
 }
 
-TEST(Subgraph, NumberFormatting) {
-    EXPECT_EQ(with_thousands(0), "0");
-    EXPECT_EQ(with_thousands(999), "999");
-    EXPECT_EQ(with_thousands(1000), "1,000");
-    EXPECT_EQ(with_thousands(12345678), "12,345,678");
-    EXPECT_EQ(human_bytes(48), "48 B");
-    EXPECT_EQ(human_bytes(57344), "56.0 KiB");
-    EXPECT_EQ(human_bytes(3u << 20), "3.0 MiB");
-}
-
 }  // namespace
 }  // namespace refscope::analysis

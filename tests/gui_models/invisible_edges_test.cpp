@@ -26,7 +26,7 @@
 #include "models/model_roles.h"
 #include "models/retainers_tree_model.h"
 #include "models/retention_path_text.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/subgraph.h"
 #include "refscope/format/snapshot_io.h"
 #include "session/analysis_ptr.h"

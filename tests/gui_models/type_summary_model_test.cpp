@@ -9,7 +9,7 @@
 #include "heap_fixture.h"
 #include "models/model_roles.h"
 #include "models/type_summary_model.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/grouping.h"
 #include "refscope/analysis/snapshot_diff.h"
 

@@ -37,7 +37,7 @@
 #include "models/retainers_tree_model.h"
 #include "models/retained_tree_model.h"
 #include "models/suspects_model.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/subgraph.h"
 #include "refscope/format/snapshot_io.h"
 #include "models/type_summary_model.h"

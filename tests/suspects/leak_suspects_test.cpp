@@ -10,7 +10,7 @@
 
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/filter_query.h"
 #include "refscope/analysis/graph_index.h"
 #include "refscope/analysis/leak_suspects.h"

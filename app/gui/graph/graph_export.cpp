@@ -5,7 +5,7 @@
 #include <exception>
 #include <filesystem>
 
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 
 namespace refscope::app {
 

@@ -5,6 +5,8 @@
 #include <exception>
 #include <string>
 
+#include "refscope/analysis/display_text.h"
+
 namespace refscope::app {
 namespace {
 

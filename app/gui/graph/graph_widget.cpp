@@ -22,6 +22,7 @@
 #include "graph/graph_layout_job.h"
 #include "graph/graph_scene.h"
 #include "graph/graph_view.h"
+#include "refscope/analysis/display_text.h"
 
 namespace refscope::app {
 namespace {

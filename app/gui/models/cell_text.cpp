@@ -2,7 +2,7 @@
 
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/retention_paths.h"
 #include "refscope/analysis/root_classes.h"
 #include "refscope/analysis/subgraph.h"

@@ -6,7 +6,7 @@
 
 #include "models/cell_text.h"
 #include "models/model_roles.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 
 namespace refscope::app {
 

@@ -1,7 +1,7 @@
 #include "models/retention_path_text.h"
 
 #include "models/cell_text.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/finalizer_traps.h"
 
 namespace refscope::app {

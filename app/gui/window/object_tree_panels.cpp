@@ -8,7 +8,7 @@
 #include "models/cell_text.h"
 #include "models/retained_tree_model.h"
 #include "models/retainers_tree_model.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 
 namespace refscope::app {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "native_holders.h"
 #include "retaining_edges.h"
 

@@ -134,7 +134,7 @@ CompiledFilter::CompiledFilter(const FilterQuery& query, const FilterContext& co
                         } else {
                             value = glob_match(term.text, module);
                             // A module object belongs to the module it is
-                            // (edge_labels.h module_name): decided per node.
+                            // (descriptions.h module_name): decided per node.
                             if (name == "module") value = static_cast<uint8_t>(2 + value);
                         }
                         tables_[op.table + id] = value;

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 
 namespace refscope::analysis {
 

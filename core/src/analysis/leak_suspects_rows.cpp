@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "leak_suspects_stages.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/subgraph.h"
 
 namespace refscope::analysis::detail {

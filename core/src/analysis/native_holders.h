@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/graph_index.h"
 
 namespace refscope::analysis::detail {

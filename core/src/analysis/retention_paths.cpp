@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "native_holders.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 
 namespace refscope::analysis {
 namespace {

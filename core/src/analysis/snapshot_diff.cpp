@@ -47,7 +47,7 @@ private:
 };
 
 // Module names shared by several snapshots, per node as module_name() has
-// it (edge_labels.h): the type's module, except that a module object belongs
+// it (descriptions.h): the type's module, except that a module object belongs
 // to itself (its preview is its name). Per type id, one table entry; module
 // objects, a few hundred, go through a map of their preview string ids.
 class SharedModuleNames {

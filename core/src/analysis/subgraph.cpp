@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <tuple>
 
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "subgraph_extraction.h"
 
 namespace refscope::analysis {
@@ -88,30 +88,6 @@ std::vector<uint32_t> pick_targets_of_type(const GraphIndex& index, const RootCl
                       [&](uint32_t a, uint32_t b) { return rank(a) < rank(b); });
     found.resize(keep);
     return found;
-}
-
-std::string with_thousands(uint64_t value) {
-    std::string digits = std::to_string(value);
-    std::string out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
-std::string human_bytes(uint64_t bytes) {
-    if (bytes < 1024) return std::to_string(bytes) + " B";
-    static const char* const units[] = {"KiB", "MiB", "GiB", "TiB"};
-    double value = static_cast<double>(bytes) / 1024.0;
-    size_t unit = 0;
-    while (value >= 1024.0 && unit + 1 < std::size(units)) {
-        value /= 1024.0;
-        ++unit;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
-    return text;
 }
 
 }  // namespace refscope::analysis

@@ -5,7 +5,7 @@
 #include <string>
 #include <tuple>
 
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "subgraph_extraction.h"
 
 namespace refscope::analysis::detail {

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "export/heapsnapshot_parts.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/export/heapsnapshot.h"
 
 namespace refscope::exporting::detail {

@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "export/heapsnapshot_parts.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/format/constants.h"
 
 namespace refscope::exporting {

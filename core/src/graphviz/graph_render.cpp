@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "graphviz_session.h"
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 #include "refscope/format/atomic_file.h"
 #include "refscope/graphviz/graph_look.h"
 

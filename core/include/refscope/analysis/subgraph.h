@@ -143,9 +143,4 @@ std::vector<uint32_t> pick_targets_of_type(const GraphIndex& index, const RootCl
                                            const RetentionPaths& paths,
                                            std::string_view type_name, size_t limit);
 
-// "1,000", "12,345,678".
-std::string with_thousands(uint64_t value);
-// "48 B", "56.0 KiB", "1.2 MiB".
-std::string human_bytes(uint64_t bytes);
-
 }  // namespace refscope::analysis

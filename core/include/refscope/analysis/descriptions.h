@@ -1,6 +1,8 @@
 // How edges, objects and roots read to a person: `['key']`, `.name`, `[3]`,
 // `module app`, `dict (len=3)`, `app.Leaky @ 0x7f…`. The views and the CLI
-// render through these so that a path reads the same everywhere.
+// render through these so that a path reads the same everywhere. The
+// smaller pieces (addresses, quoting, numbers, sizes) are display_text.h,
+// included here because every description uses them.
 //
 // An edge's 32-bit label means different things per kind (constants.h): a node
 // id (dict keys, attribute names), a string id (slots, fields, locals, native
@@ -12,22 +14,16 @@
 #include <string>
 #include <string_view>
 
+#include "refscope/analysis/display_text.h"
 #include "refscope/snapshot.h"
 
 namespace refscope::analysis {
-
-// "0x7f3a5c001230".
-std::string format_address(uint64_t address);
 
 // The type's qualified name ("app.Leaky", "dict"), "?" for a bad type id.
 std::string_view type_name(const Snapshot& snapshot, uint32_t node);
 // The module an object belongs to for grouping: its type's module, except a
 // module object, which belongs to itself (its preview is its name).
 std::string_view module_name(const Snapshot& snapshot, uint32_t node);
-
-// A preview as a Python-like literal: 'it\'s', control characters escaped,
-// cut to `max_chars` bytes with "…".
-std::string quote_text(std::string_view text, size_t max_chars = 60);
 
 // "dict value", "attribute", ... (also the JSON names).
 std::string_view edge_kind_name(format::EdgeKind kind);
@@ -50,14 +46,5 @@ std::string describe_node_at(const Snapshot& snapshot, uint32_t node);
 std::string describe_root(const Snapshot& snapshot, const RootRef& root);
 // The thread's name for a thread-stack root, "" otherwise.
 std::string_view root_thread_name(const Snapshot& snapshot, const RootRef& root);
-
-}  // namespace refscope::analysis
-
-namespace refscope::analysis {
-
-// Length of the well-formed UTF-8 sequence starting at text[pos] (1 to 4), or
-// 0 if the bytes there are not valid UTF-8 (overlong, surrogate, truncated).
-// Previews are byte prefixes cut in C, so every renderer must expect this.
-size_t utf8_sequence_length(std::string_view text, size_t pos);
 
 }  // namespace refscope::analysis

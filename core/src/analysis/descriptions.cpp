@@ -1,4 +1,4 @@
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 
 #include <algorithm>
 #include <array>
@@ -25,50 +25,9 @@ bool one_of(std::string_view name, std::initializer_list<std::string_view> names
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// Copies `text` escaping what would garble a terminal line: control
-// characters, invalid UTF-8 and (inside quotes) the quote and backslash.
-// Stops after `max_bytes` of input, at a character boundary, adding "…".
-void append_escaped(std::string& out, std::string_view text, size_t max_bytes, bool quoted) {
-    size_t pos = 0;
-    while (pos < text.size()) {
-        if (pos >= max_bytes) {
-            out += "\u2026";
-            return;
-        }
-        const unsigned char c = static_cast<unsigned char>(text[pos]);
-        const size_t length = utf8_sequence_length(text, pos);
-        if (length > 1) {
-            out.append(text.substr(pos, length));
-            pos += length;
-            continue;
-        }
-        ++pos;
-        if (length == 1 && c >= 0x20 && c != 0x7f) {
-            if (quoted && (c == '\'' || c == '\\')) out += '\\';
-            out += static_cast<char>(c);
-        } else if (c == '\n') {
-            out += "\\n";
-        } else if (c == '\t') {
-            out += "\\t";
-        } else if (c == '\r') {
-            out += "\\r";
-        } else {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-            out += escaped;
-        }
-    }
-}
-
-std::string plain(std::string_view text, size_t max_bytes = 80) {
-    std::string out;
-    append_escaped(out, text, max_bytes, false);
-    return out;
-}
-
 std::string string_label(const Snapshot& s, uint32_t id) {
     if (id == 0 || id >= s.strings.size()) return "?";
-    return plain(s.strings.view(id));
+    return escape_text(s.strings.view(id));
 }
 
 std::string dict_key(const Snapshot& s, uint32_t key) {
@@ -77,43 +36,12 @@ std::string dict_key(const Snapshot& s, uint32_t key) {
     const std::string_view preview = preview_of(s, key);
     if (type == "str" && s.node_preview[key] != 0) return "[" + quote_text(preview, 40) + "]";
     if (one_of(type, {"int", "float", "bool", "NoneType", "bytes"}) && !preview.empty()) {
-        return "[" + plain(preview, 40) + "]";
+        return "[" + escape_text(preview, 40) + "]";
     }
     return "[" + describe_node(s, key) + "]";
 }
 
 }  // namespace
-
-size_t utf8_sequence_length(std::string_view text, size_t pos) {
-    const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
-    const unsigned char lead = byte(pos);
-    if (lead < 0x80) return 1;
-    size_t length = 0;
-    uint32_t min_value = 0;
-    uint32_t value = 0;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2, min_value = 0x80, value = lead & 0x1F;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3, min_value = 0x800, value = lead & 0x0F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4, min_value = 0x10000, value = lead & 0x07;
-    } else {
-        return 0;
-    }
-    if (pos + length > text.size()) return 0;
-    for (size_t i = 1; i < length; ++i) {
-        if ((byte(pos + i) & 0xC0) != 0x80) return 0;
-        value = (value << 6) | (byte(pos + i) & 0x3F);
-    }
-    if (value < min_value || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) return 0;
-    return length;
-}
-
-std::string format_address(uint64_t address) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
-    return text;
-}
 
 std::string_view type_name(const Snapshot& s, uint32_t node) {
     if (node >= s.node_count()) return "?";
@@ -128,13 +56,6 @@ std::string_view module_name(const Snapshot& s, uint32_t node) {
     if (type_name(s, node) == "module" && s.node_preview[node] != 0) return preview_of(s, node);
     const uint32_t type = s.node_type[node];
     return type < s.types.size() ? s.strings.view(s.types[type].module) : std::string_view();
-}
-
-std::string quote_text(std::string_view text, size_t max_chars) {
-    std::string out = "'";
-    append_escaped(out, text, max_chars, true);
-    out += '\'';
-    return out;
 }
 
 std::string_view edge_kind_name(uint8_t kind) {
@@ -157,7 +78,7 @@ std::string describe_edge(const Snapshot& s, uint32_t edge) {
         case EdgeKind::DictKey: return "(key)";
         case EdgeKind::Attribute:
             if (label >= s.node_count() || s.node_preview[label] == 0) return ".?";
-            return "." + plain(preview_of(s, label));
+            return "." + escape_text(preview_of(s, label));
         case EdgeKind::Slot: return "." + string_label(s, label);
         case EdgeKind::Index: return "[" + std::to_string(label) + "]";
         case EdgeKind::SetMember: return "{member}";
@@ -192,9 +113,9 @@ std::string describe_node(const Snapshot& s, uint32_t node) {
                           "property", "method_descriptor", "wrapper_descriptor",
                           "getset_descriptor", "member_descriptor", "frame"}) ||
             (s.node_flags[node] & format::kNodeTypeObject)) {
-            return type + " " + plain(preview);
+            return type + " " + escape_text(preview);
         }
-        return type + " @ " + address + " (" + plain(preview, 40) + ")";
+        return type + " @ " + address + " (" + escape_text(preview, 40) + ")";
     }
     return type + " @ " + address;
 }
@@ -213,7 +134,7 @@ std::string describe_root(const Snapshot& s, const RootRef& root) {
     // previews do.
     constexpr size_t kRootLabelBytes = 512;
     if (root.label != 0 && root.label < s.strings.size())
-        return plain(s.strings.view(root.label), kRootLabelBytes);
+        return escape_text(s.strings.view(root.label), kRootLabelBytes);
     return std::string(root_class_name(root_class_of(root.kind)));
 }
 

@@ -1,4 +1,4 @@
-#include "refscope/analysis/edge_labels.h"
+#include "refscope/analysis/descriptions.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@ using format::EdgeKind;
 using format::RootKind;
 using testing::SnapshotBuilder;
 
-TEST(EdgeLabels, EveryEdgeKind) {
+TEST(Descriptions, EveryEdgeKind) {
     SnapshotBuilder b;
     const uint32_t d = b.node("dict", 1, "len 3");
     const uint32_t key = b.str("k1");
@@ -65,7 +65,7 @@ TEST(EdgeLabels, EveryEdgeKind) {
     EXPECT_EQ(edge_kind_name(uint8_t{200}), "unknown");
 }
 
-TEST(EdgeLabels, Nodes) {
+TEST(Descriptions, Nodes) {
     SnapshotBuilder b;
     const uint32_t module = b.node("module", 1, "app");
     const uint32_t dict = b.node("dict", 1, "len 3");
@@ -102,31 +102,7 @@ TEST(EdgeLabels, Nodes) {
     EXPECT_EQ(module_name(s, dict), "builtins");
 }
 
-TEST(EdgeLabels, QuotingEscapesAndTruncates) {
-    EXPECT_EQ(quote_text("it's"), "'it\\'s'");
-    EXPECT_EQ(quote_text("a\\b"), "'a\\\\b'");
-    EXPECT_EQ(quote_text("line\nnext\t\x01"), "'line\\nnext\\t\\x01'");
-    EXPECT_EQ(quote_text("caf\xc3\xa9"), "'caf\xc3\xa9'");
-    EXPECT_EQ(quote_text("bad\xff\xc3"), "'bad\\xff\\xc3'");
-    EXPECT_EQ(quote_text("abcdef", 3), "'abc\u2026'");
-    // Never cuts inside a character: the é (2 bytes) starts before the limit.
-    EXPECT_EQ(quote_text("ab\xc3\xa9z", 3), "'ab\xc3\xa9\u2026'");
-    EXPECT_EQ(format_address(0x7f3a5c001230ull), "0x7f3a5c001230");
-    EXPECT_EQ(format_address(0), "0x0");
-}
-
-TEST(EdgeLabels, Utf8SequenceLength) {
-    EXPECT_EQ(utf8_sequence_length("a", 0), 1u);
-    EXPECT_EQ(utf8_sequence_length("\xc3\xa9", 0), 2u);
-    EXPECT_EQ(utf8_sequence_length("\xe2\x80\xa6", 0), 3u);
-    EXPECT_EQ(utf8_sequence_length("\xf0\x9f\x98\x80", 0), 4u);
-    EXPECT_EQ(utf8_sequence_length("\xc0\x80", 0), 0u);      // overlong
-    EXPECT_EQ(utf8_sequence_length("\xed\xa0\x80", 0), 0u);  // surrogate
-    EXPECT_EQ(utf8_sequence_length("\xe2\x80", 0), 0u);      // truncated
-    EXPECT_EQ(utf8_sequence_length("\x80", 0), 0u);
-}
-
-TEST(EdgeLabels, Roots) {
+TEST(Descriptions, Roots) {
     SnapshotBuilder b;
     const uint32_t x = b.node("object");
     const uint32_t main_thread = b.thread("MainThread", 1, true);
