@@ -26,6 +26,7 @@
 #include "commands_live.h"
 #include "json_writer.h"
 #include "refscope/format/snapshot_io.h"
+#include "refscope/live/connect_command.h"
 #include "refscope/live/listener.h"
 #include "refscope/live/process_list.h"
 
@@ -119,18 +120,10 @@ ListenOptions parse_listen(const CliOptions& cli) {
     return o;
 }
 
-std::string quote(const std::string& s) { return json_quote(s); }
-
 std::string argv_text(const std::vector<std::string>& argv) {
     std::string out;
     for (const std::string& a : argv) out += (out.empty() ? "" : " ") + a;
     return out;
-}
-
-std::string argv_json(const std::vector<std::string>& argv) {
-    std::string out = "[";
-    for (size_t i = 0; i < argv.size(); ++i) out += (i ? "," : "") + quote(argv[i]);
-    return out + "]";
 }
 
 volatile sig_atomic_t g_interrupted = 0;
@@ -147,12 +140,21 @@ public:
         connected_.fetch_add(1);
         const auto& p = c.process;
         if (options_.json) {
-            line("{\"event\":\"connected\",\"connection\":" + std::to_string(c.id) + ",\"pid\":" +
-                 std::to_string(p.pid) + ",\"peer_pid\":" + std::to_string(c.peer_pid) + ",\"argv\":" +
-                 argv_json(p.argv) + ",\"executable\":" + quote(p.executable) + ",\"python_version\":" +
-                 quote(p.python_version) + ",\"start_time_unix_ns\":" + std::to_string(p.start_time_unix_ns) +
-                 ",\"label\":" + quote(p.label) + ",\"attached\":" + (p.attached ? "true" : "false") +
-                 ",\"transport\":" + quote(c.transport) + "}");
+            event("connected", [&](JsonWriter& json) {
+                json.field("connection", c.id);
+                json.field("pid", p.pid);
+                json.field("peer_pid", c.peer_pid);
+                json.key("argv");
+                json.begin_array();
+                for (const std::string& a : p.argv) json.value(a);
+                json.end_array();
+                json.field("executable", p.executable);
+                json.field("python_version", p.python_version);
+                json.field("start_time_unix_ns", p.start_time_unix_ns);
+                json.field("label", p.label);
+                json.field("attached", p.attached);
+                json.field("transport", c.transport);
+            });
         } else {
             line("connected " + std::to_string(c.id) + ": pid " + std::to_string(p.pid) + ", Python " +
                  p.python_version.substr(0, p.python_version.find(' ')) + ", " + argv_text(p.argv));
@@ -160,14 +162,22 @@ public:
         if (options_.on_connect && listener_) listener_->request_snapshot(c.id, options_.collect, "on connect");
     }
     void on_refused(const std::string& peer, protocol::WelcomeStatus status, const std::string& message) override {
-        if (options_.json)
-            line("{\"event\":\"refused\",\"peer\":" + quote(peer) + ",\"status\":" +
-                 quote(protocol::to_string(status)) + ",\"message\":" + quote(message) + "}");
+        if (options_.json) {
+            event("refused", [&](JsonWriter& json) {
+                json.field("peer", peer);
+                json.field("status", protocol::to_string(status));
+                json.field("message", message);
+            });
+        }
     }
     void on_snapshot_started(ConnectionId id, uint64_t request, uint64_t sequence) override {
-        if (options_.json)
-            line("{\"event\":\"started\",\"connection\":" + std::to_string(id) + ",\"request\":" +
-                 std::to_string(request) + ",\"sequence\":" + std::to_string(sequence) + "}");
+        if (options_.json) {
+            event("started", [&](JsonWriter& json) {
+                json.field("connection", id);
+                json.field("request", request);
+                json.field("sequence", sequence);
+            });
+        }
     }
     void on_snapshot_saved(const live::SavedSnapshot& s) override {
         std::string verified;
@@ -180,14 +190,21 @@ public:
             }
         }
         if (options_.json) {
-            line("{\"event\":\"saved\",\"connection\":" + std::to_string(s.connection) + ",\"request\":" +
-                 std::to_string(s.request_id) + ",\"pid\":" + std::to_string(s.pid) + ",\"sequence\":" +
-                 std::to_string(s.sequence) + ",\"path\":" + quote(s.path) + ",\"bytes\":" +
-                 std::to_string(s.bytes) + ",\"nodes\":" + std::to_string(s.nodes) + ",\"edges\":" +
-                 std::to_string(s.edges) + ",\"walk_ns\":" + std::to_string(s.walk_ns) + ",\"collected\":" +
-                 (s.collected ? "true" : "false") + ",\"seconds_since_request\":" +
-                 std::to_string(s.seconds_since_request) + ",\"label\":" + quote(s.label) +
-                 (options_.verify ? ",\"verified\":" + quote(verified) : std::string()) + "}");
+            event("saved", [&](JsonWriter& json) {
+                json.field("connection", s.connection);
+                json.field("request", s.request_id);
+                json.field("pid", s.pid);
+                json.field("sequence", s.sequence);
+                json.field("path", s.path);
+                json.field("bytes", s.bytes);
+                json.field("nodes", s.nodes);
+                json.field("edges", s.edges);
+                json.field("walk_ns", s.walk_ns);
+                json.field("collected", s.collected);
+                json.key("seconds_since_request").value_fixed(s.seconds_since_request, 6);
+                json.field("label", s.label);
+                if (options_.verify) json.field("verified", verified);
+            });
         } else {
             char facts[160];
             std::snprintf(facts, sizeof facts, "%.1f MB, %llu objects, walk %.0f ms, %.2f s after the request",
@@ -199,32 +216,48 @@ public:
         saved_.fetch_add(1);
     }
     void on_snapshot_discarded(ConnectionId id, uint64_t request, const std::string& message) override {
-        if (options_.json)
-            line("{\"event\":\"discarded\",\"connection\":" + std::to_string(id) + ",\"request\":" +
-                 std::to_string(request) + ",\"message\":" + quote(message) + "}");
-        else
+        if (options_.json) {
+            event("discarded", [&](JsonWriter& json) {
+                json.field("connection", id);
+                json.field("request", request);
+                json.field("message", message);
+            });
+        } else {
             line("discarded " + std::to_string(id) + ": " + message);
+        }
     }
     void on_snapshot_failed(ConnectionId id, uint64_t request, const std::string& reason) override {
-        if (options_.json)
-            line("{\"event\":\"failed\",\"connection\":" + std::to_string(id) + ",\"request\":" +
-                 std::to_string(request) + ",\"reason\":" + quote(reason) + "}");
-        else
+        if (options_.json) {
+            event("failed", [&](JsonWriter& json) {
+                json.field("connection", id);
+                json.field("request", request);
+                json.field("reason", reason);
+            });
+        } else {
             line("failed " + std::to_string(id) + ": " + reason);
+        }
     }
     void on_pong(ConnectionId id, uint64_t nonce, double rtt) override {
-        if (options_.json)
-            line("{\"event\":\"pong\",\"connection\":" + std::to_string(id) + ",\"nonce\":" +
-                 std::to_string(nonce) + ",\"rtt_seconds\":" + std::to_string(rtt) + "}");
-        else
+        if (options_.json) {
+            event("pong", [&](JsonWriter& json) {
+                json.field("connection", id);
+                json.field("nonce", nonce);
+                json.key("rtt_seconds").value_fixed(rtt, 6);
+            });
+        } else {
             line("pong " + std::to_string(id) + ": " + std::to_string(rtt * 1000) + " ms");
+        }
     }
     void on_disconnected(ConnectionId id, live::DisconnectReason reason, const std::string& message) override {
-        if (options_.json)
-            line("{\"event\":\"disconnected\",\"connection\":" + std::to_string(id) + ",\"reason\":" +
-                 quote(live::to_string(reason)) + ",\"message\":" + quote(message) + "}");
-        else
+        if (options_.json) {
+            event("disconnected", [&](JsonWriter& json) {
+                json.field("connection", id);
+                json.field("reason", live::to_string(reason));
+                json.field("message", message);
+            });
+        } else {
             line("disconnected " + std::to_string(id) + ": " + live::to_string(reason) + ": " + message);
+        }
         disconnected_.fetch_add(1);
     }
     void on_log(live::LogLevel, const std::string& text) override {
@@ -232,9 +265,21 @@ public:
         std::cerr << "refscope-cli: " << text << std::endl;
     }
 
-    void line(const std::string& text) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        out_ << text << std::endl;  // flushed: scripts read events as they happen
+    void line(const std::string& text) { write(text + '\n'); }
+
+    // One --json event: {"event":NAME, then what `fields` writes}, compact,
+    // so that it is exactly one line of JSON Lines.
+    template <typename Fields>
+    void event(std::string_view name, const Fields& fields) {
+        std::ostringstream text;
+        {
+            JsonWriter json(text, JsonStyle::Compact);
+            json.begin_object();
+            json.field("event", name);
+            fields(json);
+            json.end_object();
+        }  // the writer's destructor ends the line
+        write(text.str());
     }
 
     uint64_t saved() const { return saved_.load(); }
@@ -247,6 +292,13 @@ private:
     live::Listener* listener_ = nullptr;
     std::mutex mutex_;
     std::atomic<uint64_t> saved_{0}, connected_{0}, disconnected_{0};
+
+    // Whole lines under one lock: events come from the listener thread,
+    // stdin warnings from the main one.
+    void write(const std::string& text) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        out_ << text << std::flush;  // scripts read events as they happen
+    }
 };
 
 // One command line from standard input.
@@ -288,23 +340,27 @@ bool run_stdin_command(const std::string& text, live::Listener& listener, Listen
 
 void print_how_to_connect(const live::Listener& l, const ListenOptions& o, ListenPrinter& printer) {
     if (o.json) {
-        printer.line("{\"event\":\"listening\",\"address\":" + quote(l.address()) + ",\"unix_address\":" +
-                     quote(l.unix_address()) + ",\"tcp_address\":" + quote(l.tcp_address()) +
-                     ",\"token_file\":" + quote(l.token_file()) + ",\"token\":" + quote(l.token_hex()) +
-                     ",\"session_dir\":" + quote(l.session_dir()) + ",\"pid\":" + std::to_string(::getpid()) + "}");
+        printer.event("listening", [&](JsonWriter& json) {
+            json.field("address", l.address());
+            json.field("unix_address", l.unix_address());
+            json.field("tcp_address", l.tcp_address());
+            json.field("token_file", l.token_file());
+            json.field("token", l.token_hex());
+            json.field("session_dir", l.session_dir());
+            json.field("pid", ::getpid());
+        });
         return;
     }
-    const std::string token = !l.token_file().empty() ? "REFSCOPE_TOKEN_FILE=" + l.token_file()
-                                                      : "REFSCOPE_TOKEN=" + l.token_hex();
+    const live::ConnectCommands connect =
+        live::connect_commands({l.address(), l.token_file(), l.token_hex(), {}});
     std::string text = "listening on " + l.address() + "\n";
     if (!l.unix_address().empty() && !l.tcp_address().empty()) text += "also on " + l.tcp_address() + "\n";
     if (!l.token_file().empty()) text += "token file: " + l.token_file() + " (mode 0600)\n";
     else text += "token: " + l.token_hex() + "\n";
     text += "session folder: " + l.session_dir() + "\n";
-    text += "connect a program:\n  REFSCOPE_CONNECT=" + l.address() + " " + token +
-            " python3 -m refscope run app.py\n";
-    text += "or a running one:\n  python3 -m refscope attach PID --address " + l.address() +
-            (!l.token_file().empty() ? " --token-file " + l.token_file() : " --token " + l.token_hex()) + "\n";
+    // Shell-quoted: a --socket-dir with spaces still pastes as one word.
+    text += "connect a program:\n  " + connect.run + "\n";
+    text += "or a running one:\n  " + connect.attach + "\n";
     text += "commands on stdin: snapshot ID|all, collect ID|all, ping ID|all, label ID TEXT, disconnect ID|all, quit";
     printer.line(text);
 }

@@ -53,6 +53,7 @@ JsonWriter::~JsonWriter() {
 }
 
 void JsonWriter::newline() {
+    if (style_ == JsonStyle::Compact) return;
     out_ << '\n';
     for (size_t i = 0; i < levels_.size(); ++i) out_ << "  ";
 }
@@ -94,7 +95,7 @@ void JsonWriter::end_array() { close(']'); }
 
 JsonWriter& JsonWriter::key(std::string_view name) {
     before_value();
-    out_ << json_quote(name) << ": ";
+    out_ << json_quote(name) << (style_ == JsonStyle::Compact ? ":" : ": ");
     after_key_ = true;
     return *this;
 }
@@ -113,6 +114,14 @@ void JsonWriter::value(double number) {
     if (!std::isfinite(number)) return null();  // JSON has no NaN or infinity
     char text[32];
     std::snprintf(text, sizeof text, "%.10g", number);
+    before_value();
+    out_ << text;
+}
+
+void JsonWriter::value_fixed(double number, int decimals) {
+    if (!std::isfinite(number)) return null();
+    char text[352];  // %f of the largest double: 309 digits, the point and the decimals
+    std::snprintf(text, sizeof text, "%.*f", decimals, number);
     before_value();
     out_ << text;
 }

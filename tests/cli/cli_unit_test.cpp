@@ -1,6 +1,7 @@
 // In-process tests of the CLI's argument parsing and JSON writer.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <sstream>
 
 #include "arguments.h"
@@ -118,6 +119,52 @@ TEST(JsonWriter, NestsAndIndents) {
     EXPECT_EQ(out.str(),
               "{\n  \"n\": 7,\n  \"neg\": -3,\n  \"empty\": [],\n  \"list\": [\n    true,\n    null,\n"
               "    null\n  ]\n}\n");
+}
+
+// listen --json's events: one line each, byte for byte what the CLI printed
+// when it built them by hand (std::to_string's integers and six decimals).
+TEST(JsonWriter, CompactIsOneLine) {
+    std::ostringstream out;
+    {
+        JsonWriter json(out, JsonStyle::Compact);
+        json.begin_object();
+        json.field("event", "saved");
+        json.field("connection", uint64_t{3});
+        json.field("pid", int64_t{-1});
+        json.key("argv");
+        json.begin_array();
+        json.value("a b");
+        json.value("line\nbreak");
+        json.end_array();
+        json.key("none");
+        json.begin_array();
+        json.end_array();
+        json.key("empty");
+        json.begin_object();
+        json.end_object();
+        json.field("collected", false);
+        json.key("seconds").value_fixed(0.25, 6);
+        json.key("nan").value_fixed(std::numeric_limits<double>::quiet_NaN(), 6);
+        json.field("ratio", 0.5);
+        json.end_object();
+    }
+    EXPECT_EQ(out.str(),
+              "{\"event\":\"saved\",\"connection\":3,\"pid\":-1,\"argv\":[\"a b\",\"line\\nbreak\"],\"none\":[],"
+              "\"empty\":{},\"collected\":false,\"seconds\":0.250000,\"nan\":null,\"ratio\":0.5}\n");
+}
+
+TEST(JsonWriter, IntegersAsToString) {
+    std::ostringstream out;
+    {
+        JsonWriter json(out, JsonStyle::Compact);
+        json.begin_array();
+        json.value(std::numeric_limits<uint64_t>::max());
+        json.value(std::numeric_limits<int64_t>::min());
+        json.value(uint8_t{200});
+        json.end_array();
+    }
+    EXPECT_EQ(out.str(), "[" + std::to_string(std::numeric_limits<uint64_t>::max()) + "," +
+                             std::to_string(std::numeric_limits<int64_t>::min()) + ",200]\n");
 }
 
 }  // namespace

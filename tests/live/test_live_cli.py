@@ -4,6 +4,7 @@ exercised by the other test_live_* modules.)"""
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -55,6 +56,21 @@ class ListenCommandLine(unittest.TestCase):
         status, _, err = run_cli("listen", "--dir", os.path.join(self.tmp.name, "s"), "--socket-dir", shared)
         self.assertEqual(status, 1)
         self.assertIn("it must be private (0700)", err)
+
+    def test_connect_lines_quote_a_socket_directory_with_a_space_and_a_quote(self):
+        sockets = os.path.join(self.tmp.name, "Bob's sockets")
+        status, out, _ = run_cli("listen", "--dir", os.path.join(self.tmp.name, "s"), "--socket-dir", sockets,
+                                 "--timeout", "0.5")
+        self.assertEqual(status, 0)
+        lines = out.splitlines()
+        run = shlex.split(lines[lines.index("connect a program:") + 1])
+        attach = shlex.split(lines[lines.index("or a running one:") + 1])
+        address = "unix:" + os.path.join(sockets, "live.sock")
+        token_file = os.path.join(sockets, "token")
+        self.assertEqual(run, ["REFSCOPE_CONNECT=" + address, "REFSCOPE_TOKEN_FILE=" + token_file,
+                               "python3", "-m", "refscope", "run", "app.py"])
+        self.assertEqual(attach, ["python3", "-m", "refscope", "attach", "PID", "--address", address,
+                                  "--token-file", token_file])
 
     def test_sigterm_stops_cleanly_and_removes_the_private_directory(self):
         receiver = Receiver()

@@ -8,6 +8,7 @@
 #include <QStandardPaths>
 #include <QTimer>
 
+#include "refscope/live/connect_command.h"
 #include "refscope/live/listener.h"
 #include "session/probe_location.h"
 
@@ -17,17 +18,16 @@ namespace {
 
 QString qs(const std::string& text) { return QString::fromStdString(text); }
 
-// A word for a shell: quoted when it holds anything but safe characters.
-QString shell_word(const QString& word) {
-    static const QString safe = QStringLiteral("-_./:=@%+,");
-    bool plain = !word.isEmpty();
-    for (const QChar c : word) {
-        if (!(c.isLetterOrNumber() && c.unicode() < 128) && !safe.contains(c)) plain = false;
-    }
-    if (plain) return word;
-    QString quoted = word;
-    quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
-    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
+// A word for a shell, quoted the way the connect lines are.
+QString shell_word(const QString& word) { return qs(live::shell_quote(word.toStdString())); }
+
+// The connect lines for this listener, with the probe's folder on PYTHONPATH
+// when the app knows where it is.
+live::ConnectCommands connect_commands(const live::Listener& listener) {
+    live::ConnectTarget target{listener.address(), listener.token_file(), listener.token_hex(), {}};
+    const ProbeLocation probe = find_probe();
+    if (probe.usable()) target.python_path = probe.packageDir.toStdString();
+    return live::connect_commands(target);
 }
 
 QDateTime from_unix_ns(int64_t ns) {
@@ -228,22 +228,10 @@ QString LiveSession::address() const { return listener_ ? qs(listener_->address(
 QString LiveSession::tokenFile() const { return listener_ ? qs(listener_->token_file()) : QString(); }
 QString LiveSession::sessionDir() const { return listener_ ? qs(listener_->session_dir()) : QString(); }
 
-QString LiveSession::runCommand() const {
-    if (!listener_) return {};
-    const ProbeLocation probe = find_probe();
-    QString command = QStringLiteral("REFSCOPE_CONNECT=%1 REFSCOPE_TOKEN_FILE=%2 ")
-                          .arg(shell_word(address()), shell_word(tokenFile()));
-    if (probe.usable()) command += QStringLiteral("PYTHONPATH=%1 ").arg(shell_word(probe.packageDir));
-    return command + QStringLiteral("python3 -m refscope run app.py");
-}
+QString LiveSession::runCommand() const { return listener_ ? qs(connect_commands(*listener_).run) : QString(); }
 
 QString LiveSession::attachCommand() const {
-    if (!listener_) return {};
-    const ProbeLocation probe = find_probe();
-    QString command;
-    if (probe.usable()) command += QStringLiteral("PYTHONPATH=%1 ").arg(shell_word(probe.packageDir));
-    return command + QStringLiteral("python3 -m refscope attach PID --address %1 --token-file %2")
-                         .arg(shell_word(address()), shell_word(tokenFile()));
+    return listener_ ? qs(connect_commands(*listener_).attach) : QString();
 }
 
 int LiveSession::rowOf(uint64_t connection) const {
