@@ -1,5 +1,4 @@
-// The output side of the .heapsnapshot writer: the sinks (atomic file,
-// FILE*, ostream) and JsonOutput's string escaping, which keeps every string
+// The output side of the .heapsnapshot writer: JsonOutput's string escaping, which keeps every string
 // pure ASCII so that memlab's chunked decoding cannot cut a UTF-8 sequence.
 
 #include <cerrno>
@@ -10,17 +9,6 @@
 #include "refscope/export/heapsnapshot.h"
 
 namespace refscope::exporting::detail {
-
-void FileSink::write(const char* data, size_t size) {
-    if (std::fwrite(data, 1, size, file_) != size) {
-        throw HeapsnapshotError("cannot write the heap snapshot: " + format::errno_text(errno));
-    }
-}
-
-void StreamSink::write(const char* data, size_t size) {
-    out_.write(data, static_cast<std::streamsize>(size));
-    if (!out_) throw HeapsnapshotError("cannot write the heap snapshot: the stream failed");
-}
 
 // A JSON string literal, quotes included, in pure ASCII: control
 // characters, quote and backslash escaped; other characters as \uXXXX

@@ -15,47 +15,17 @@
 #include <string_view>
 #include <vector>
 
-#include "refscope/format/atomic_file.h"
+#include "refscope/format/byte_sink.h"
 #include "refscope/snapshot.h"
 
 namespace refscope::exporting::detail {
 
 // ---------------------------------------------------------------------------
-// Output: a buffer in front of a sink.
-
-class Sink {
-public:
-    virtual ~Sink() = default;
-    virtual void write(const char* data, size_t size) = 0;
-};
-
-class AtomicFileSink final : public Sink {
-public:
-    explicit AtomicFileSink(format::AtomicFile& file) : file_(file) {}
-    void write(const char* data, size_t size) override { file_.write(data, size); }
-private:
-    format::AtomicFile& file_;
-};
-
-class FileSink final : public Sink {
-public:
-    explicit FileSink(std::FILE* file) : file_(file) {}
-    void write(const char* data, size_t size) override;
-private:
-    std::FILE* file_;
-};
-
-class StreamSink final : public Sink {
-public:
-    explicit StreamSink(std::ostream& out) : out_(out) {}
-    void write(const char* data, size_t size) override;
-private:
-    std::ostream& out_;
-};
+// Output: a buffer in front of a sink (format::ByteSink).
 
 class JsonOutput {
 public:
-    explicit JsonOutput(Sink& sink) : sink_(sink), buffer_(kBufferSize) {}
+    explicit JsonOutput(format::ByteSink& sink) : sink_(sink), buffer_(kBufferSize) {}
 
     void put(char c) {
         if (used_ == kBufferSize) flush();
@@ -93,7 +63,7 @@ private:
     void escape_ascii(unsigned char c);
     void unicode_escape(uint32_t unit);
 
-    Sink& sink_;
+    format::ByteSink& sink_;
     std::vector<char> buffer_;
     size_t used_ = 0;
     uint64_t written_ = 0;

@@ -61,14 +61,10 @@ enum EdgeType : uint32_t {
 };
 constexpr uint32_t kNodeFieldCount = 7;
 
-using detail::AtomicFileSink;
 using format::errno_text;
-using detail::FileSink;
 using detail::JsonOutput;
 using detail::OutputStrings;
 using detail::plan_synthetic_nodes;
-using detail::Sink;
-using detail::StreamSink;
 using detail::style_of;
 using detail::SyntheticNodes;
 using detail::TypeStyle;
@@ -102,7 +98,7 @@ public:
         weak_name_ = strings_.add_text("(weak)");
     }
 
-    HeapsnapshotStats write(Sink& sink) {
+    HeapsnapshotStats write(format::ByteSink& sink) {
         JsonOutput out(sink);
         HeapsnapshotStats stats;
         stats.synthetic_nodes = synthetic_count_;
@@ -379,13 +375,22 @@ private:
     bool first_edge_ = true;
 };
 
+// A sink's WriteError ("No space left on device") as this exporter's error.
+HeapsnapshotStats write_or_explain(HeapsnapshotWriter& writer, format::ByteSink& sink) {
+    try {
+        return writer.write(sink);
+    } catch (const format::WriteError& e) {
+        throw HeapsnapshotError(std::string("cannot write the heap snapshot: ") + e.what());
+    }
+}
+
 }  // namespace
 
 HeapsnapshotStats write_heapsnapshot(const GraphIndex& index, const RootClasses& roots,
                                      std::FILE* out, const HeapsnapshotOptions& options) {
-    FileSink sink(out);
+    format::FileSink sink(out);
     HeapsnapshotWriter writer(index, roots, options);
-    const HeapsnapshotStats stats = writer.write(sink);
+    const HeapsnapshotStats stats = write_or_explain(writer, sink);
     if (std::fflush(out) != 0) {
         throw HeapsnapshotError("cannot write the heap snapshot: " + errno_text(errno));
     }
@@ -394,9 +399,9 @@ HeapsnapshotStats write_heapsnapshot(const GraphIndex& index, const RootClasses&
 
 HeapsnapshotStats write_heapsnapshot(const GraphIndex& index, const RootClasses& roots,
                                      std::ostream& out, const HeapsnapshotOptions& options) {
-    StreamSink sink(out);
+    format::StreamSink sink(out);
     HeapsnapshotWriter writer(index, roots, options);
-    const HeapsnapshotStats stats = writer.write(sink);
+    const HeapsnapshotStats stats = write_or_explain(writer, sink);
     out.flush();
     if (!out) throw HeapsnapshotError("cannot write the heap snapshot: the stream failed");
     return stats;
@@ -409,7 +414,7 @@ HeapsnapshotStats write_heapsnapshot_file(const GraphIndex& index, const RootCla
     HeapsnapshotWriter writer(index, roots, options);
     try {
         format::AtomicFile file(path);
-        AtomicFileSink sink(file);
+        format::AtomicFileSink sink(file);
         const HeapsnapshotStats stats = writer.write(sink);
         file.commit();
         return stats;

@@ -333,29 +333,6 @@ void write_threads(SectionWriter& w, const std::vector<ThreadInfo>& threads) {
     w.end();
 }
 
-class VectorSink final : public ByteSink {
-public:
-    explicit VectorSink(std::vector<uint8_t>& out) : out_(out) {}
-    void write(const void* data, size_t size) override {
-        const auto* p = static_cast<const uint8_t*>(data);
-        out_.insert(out_.end(), p, p + size);
-    }
-
-private:
-    std::vector<uint8_t>& out_;
-};
-
-
-// The snapshot's bytes straight into an AtomicFile.
-class AtomicFileSink final : public ByteSink {
-public:
-    explicit AtomicFileSink(AtomicFile& file) : file_(file) {}
-    void write(const void* data, size_t size) override { file_.write(data, size); }
-
-private:
-    AtomicFile& file_;
-};
-
 }  // namespace
 
 void write_snapshot(const Snapshot& snapshot, ByteSink& sink, const WriteOptions& options) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "refscope/format/byte_sink.h"
 #include "refscope/snapshot.h"
 
 namespace refscope::format {
@@ -35,28 +36,14 @@ private:
     ReadErrorCode code_;
 };
 
-class WriteError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
 struct WriteOptions {
     bool compress = true;
     int zstd_level = 3;
 };
 
-// Where encoded bytes go: the writer's own sinks (a file, a byte vector) and
-// the probe's live client, which cuts the bytes into SnapshotData frames
-// (probe/src/live_client.cpp), implement it.
-class ByteSink {
-public:
-    virtual ~ByteSink() = default;
-    // Throws WriteError on failure.
-    virtual void write(const void* data, size_t size) = 0;
-};
-
-// Encodes a snapshot as a sequence of sections; the same bytes make a file and
-// a streamed snapshot on the live connection (docs/protocol.md). The snapshot
+// Encodes a snapshot as a sequence of sections into `sink` (byte_sink.h); the
+// same bytes make a file and a streamed snapshot on the live connection
+// (docs/protocol.md). The snapshot
 // is validated first (column lengths, every id in range, edges grouped by
 // source, string 0 empty: the rules the reader enforces); an invalid one
 // throws WriteError naming the first defect, as do sink failures. Memory
