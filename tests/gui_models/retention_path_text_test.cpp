@@ -2,12 +2,10 @@
 // interpreter root and a thread-stack root), the plain-words explanations
 // when there is no path (unexplained surplus, held by such a holder, a cycle
 // closed by a GC-invisible edge), the note on a path through a finalizer's
-// state, the HTML form, and PathModel.
-#include <QAbstractItemModelTester>
+// state and the HTML form.
 #include <QtTest>
 
 #include "heap_fixture.h"
-#include "models/model_roles.h"
 #include "models/retention_path_text.h"
 #include "session/analysis_ptr.h"
 
@@ -25,7 +23,6 @@ private slots:
     void noPathInACycleTheCollectorCannotSee();
     void gcInvisibleEdgesOnAPathAreMarked();
     void aPathThroughAFinalizersStateIsNoted();
-    void pathModelRows();
     void nothingForBadIds();
 };
 
@@ -158,26 +155,6 @@ void RetentionPathTextTest::aPathThroughAFinalizersStateIsNoted() {
     QVERIFY(path.finalizerNote.contains("waiting for app.Model @ "));
     QVERIFY(path_as_text(path).endsWith("\n\n" + path.finalizerNote));
     QVERIFY(path_as_html(path).contains(path.finalizerNote.toHtmlEscaped()));
-}
-
-void RetentionPathTextTest::pathModelRows() {
-    Heap h;
-    const AnalysisPtr a = test_fixture::analysed_heap(h);
-    PathModel model;
-    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setPath(describe_path(*a, h.cache));
-    QCOMPARE(model.rowCount(), 4);
-    QCOMPARE(model.data(model.index(0)).toString(), QString::fromUtf8("sys.modules \u2192 dict (len=1)"));
-    QCOMPARE(model.data(model.index(3)).toString(), QString::fromUtf8("['cache'] \u2192 app.Cache @ 0x7f0000001140"));
-    const uint32_t expected[] = {h.modules, h.module_app, h.app_dict, h.cache};
-    for (int row = 0; row < 4; ++row) QCOMPARE(model.data(model.index(row), NodeIdRole).toUInt(), expected[row]);
-    model.setPath(describe_path(*a, h.payload));  // from the holder
-    QCOMPARE(model.rowCount(), 2);
-    QCOMPARE(model.data(model.index(0), NodeIdRole).toUInt(), h.leaked);
-    model.setPath(describe_path(*a, h.closure));
-    QCOMPARE(model.rowCount(), 0);
-    model.setPath({});
-    QCOMPARE(model.rowCount(), 0);
 }
 
 void RetentionPathTextTest::nothingForBadIds() {

@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <vector>
 
-#include <QAbstractListModel>
 #include <QString>
 
 #include "refscope/analysis/graph_index.h"
@@ -67,22 +66,5 @@ QString path_as_text(const PathDescription& path);
 // monospace font, GC-invisible edges in red and marked, weak edges marked;
 // every object is a link "refscope:node/<id>" for QLabel::linkActivated.
 QString path_as_html(const PathDescription& path);
-
-// One row per hop (root or holder first), for keyboard navigation along the
-// path: DisplayRole "edge → object" (the first row: "root label → object"),
-// NodeIdRole the hop's object, ToolTipRole with the edge's notes.
-class PathModel : public QAbstractListModel {
-    Q_OBJECT
-public:
-    explicit PathModel(QObject* parent = nullptr);
-    void setPath(PathDescription path);
-    const PathDescription& path() const { return path_; }
-
-    int rowCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-
-private:
-    PathDescription path_;
-};
 
 }  // namespace refscope::app
