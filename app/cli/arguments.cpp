@@ -120,6 +120,112 @@ std::optional<uint64_t> parse_address(std::string_view text) {
     return value;
 }
 
+namespace {
+
+// An option that takes a value (--by type, --top=5, -o OUT): checked and
+// stored; words.fail() names the bad value.
+void apply_value_option(CliOptions& options, VerbArguments& words, std::string_view word, std::string_view value) {
+    if (word == "--by") {
+        if (value == "type") {
+            options.group_by = analysis::GroupBy::Type;
+        } else if (value == "module") {
+            options.group_by = analysis::GroupBy::Module;
+        } else if (value == "cycle") {
+            options.group_by = analysis::GroupBy::Cycle;
+        } else if (value == "dominator") {
+            options.group_by = analysis::GroupBy::Dominator;
+        } else {
+            words.fail("--by takes 'type', 'module', 'cycle' or 'dominator', not '" + std::string(value) +
+                       "'");
+        }
+    } else if (word == "--top") {
+        options.top = parse_count(value);
+        if (!options.top) words.fail("--top takes a count (0 = all), not '" + std::string(value) + "'");
+    } else if (word == "--to") {
+        options.address = parse_address(value);
+        if (!options.address) words.fail("'" + std::string(value) + "' is not a hexadecimal address");
+    } else if (word == "--type") {
+        if (value.empty()) words.fail("--type needs a type name");
+        options.type_name = std::string(value);
+    } else if (word == "--filter") {
+        options.filter = std::string(value);
+    } else if (word == "--baseline") {
+        if (value.empty()) words.fail("--baseline needs a snapshot file");
+        options.baseline_file = std::string(value);
+    } else if (word == "--third") {
+        if (value.empty()) words.fail("--third needs a snapshot file");
+        options.third_file = std::string(value);
+    } else if (word == "-o" || word == "--output") {
+        if (value.empty()) words.fail("-o needs a file name");
+        options.output = std::string(value);
+    } else if (word == "--format") {
+        if (!is_one_of(value, {"png", "svg", "pdf", "dot"})) {
+            words.fail("--format takes png, svg, pdf or dot, not '" + std::string(value) + "'");
+        }
+        options.format = std::string(value);
+    } else if (word == "--cluster") {
+        if (!is_one_of(value, {"module", "type", "cycle", "none"})) {
+            words.fail("--cluster takes module, type, cycle or none, not '" + std::string(value) + "'");
+        }
+        options.cluster = std::string(value);
+    } else {  // --paths, --hops, --max-nodes
+        const std::optional<size_t> count = parse_count(value);
+        const bool at_least_one = word != "--hops";
+        if (!count || *count > 1'000'000 || (at_least_one && *count == 0)) {
+            words.fail(std::string(word) + " takes a count" + (at_least_one ? " of at least 1" : "") +
+                       ", not '" + std::string(value) + "'");
+        }
+        const auto n = static_cast<uint32_t>(*count);
+        if (word == "--paths") options.paths = n;
+        if (word == "--hops") options.hops = n;
+        if (word == "--max-nodes") options.max_nodes = n;
+    }
+}
+
+// FILE, and per verb the second positional word (diff's B, query's EXPR,
+// referrers' ADDRESS), then the checks that span several options.
+void take_positional(CliOptions& options, VerbArguments& words, const std::vector<std::string_view>& positional) {
+    const bool two = options.verb == Verb::Referrers || options.verb == Verb::Diff ||
+                     options.verb == Verb::Query;
+    const size_t wanted = two ? 2 : 1;
+    if (positional.empty()) words.fail("no snapshot file given");
+    if (positional.size() > wanted) {
+        words.fail("unexpected argument '" + std::string(positional[wanted]) + "'");
+    }
+    options.file = std::string(positional[0]);
+    if (options.verb == Verb::Diff) {
+        if (positional.size() < 2) words.fail("diff needs two snapshot files, older first");
+        options.second_file = std::string(positional[1]);
+    }
+    if (options.verb == Verb::Query) {
+        if (positional.size() < 2) words.fail("no filter expression given");
+        options.filter = std::string(positional[1]);
+    }
+    if (options.verb == Verb::Suspects && !options.third_file.empty() && options.baseline_file.empty()) {
+        words.fail("--third needs --baseline (snapshots: baseline, FILE, third)");
+    }
+    if (options.verb == Verb::ExportHeapsnapshot && options.output.empty()) {
+        words.fail("export-heapsnapshot needs -o OUT");
+    }
+    if (options.verb == Verb::Referrers) {
+        if (positional.size() < 2) words.fail("no address given");
+        options.address = parse_address(positional[1]);
+        if (!options.address) {
+            words.fail("'" + std::string(positional[1]) + "' is not a hexadecimal address");
+        }
+    }
+    if (options.verb == Verb::Path || options.verb == Verb::ExportPath) {
+        if (options.address && !options.type_name.empty()) {
+            words.fail("give either --to ADDRESS or --type NAME, not both");
+        }
+        if (!options.address && options.type_name.empty()) {
+            words.fail(std::string(verb_name(options.verb)) + " needs --to ADDRESS or --type NAME");
+        }
+    }
+}
+
+}  // namespace
+
 CliOptions parse_arguments(const std::vector<std::string_view>& args) {
     CliOptions options;
     size_t at = 0;
@@ -202,101 +308,10 @@ CliOptions parse_arguments(const std::vector<std::string_view>& args) {
             if (name == "--python-types") options.python_types = true;
             continue;
         }
-        const std::string_view value = words.value_of(word);
-        if (word == "--by") {
-            if (value == "type") {
-                options.group_by = analysis::GroupBy::Type;
-            } else if (value == "module") {
-                options.group_by = analysis::GroupBy::Module;
-            } else if (value == "cycle") {
-                options.group_by = analysis::GroupBy::Cycle;
-            } else if (value == "dominator") {
-                options.group_by = analysis::GroupBy::Dominator;
-            } else {
-                words.fail("--by takes 'type', 'module', 'cycle' or 'dominator', not '" + std::string(value) +
-                           "'");
-            }
-        } else if (word == "--top") {
-            options.top = parse_count(value);
-            if (!options.top) words.fail("--top takes a count (0 = all), not '" + std::string(value) + "'");
-        } else if (word == "--to") {
-            options.address = parse_address(value);
-            if (!options.address) words.fail("'" + std::string(value) + "' is not a hexadecimal address");
-        } else if (word == "--type") {
-            if (value.empty()) words.fail("--type needs a type name");
-            options.type_name = std::string(value);
-        } else if (word == "--filter") {
-            options.filter = std::string(value);
-        } else if (word == "--baseline") {
-            if (value.empty()) words.fail("--baseline needs a snapshot file");
-            options.baseline_file = std::string(value);
-        } else if (word == "--third") {
-            if (value.empty()) words.fail("--third needs a snapshot file");
-            options.third_file = std::string(value);
-        } else if (word == "-o" || word == "--output") {
-            if (value.empty()) words.fail("-o needs a file name");
-            options.output = std::string(value);
-        } else if (word == "--format") {
-            if (!is_one_of(value, {"png", "svg", "pdf", "dot"})) {
-                words.fail("--format takes png, svg, pdf or dot, not '" + std::string(value) + "'");
-            }
-            options.format = std::string(value);
-        } else if (word == "--cluster") {
-            if (!is_one_of(value, {"module", "type", "cycle", "none"})) {
-                words.fail("--cluster takes module, type, cycle or none, not '" + std::string(value) + "'");
-            }
-            options.cluster = std::string(value);
-        } else {  // --paths, --hops, --max-nodes
-            const std::optional<size_t> count = parse_count(value);
-            const bool at_least_one = word != "--hops";
-            if (!count || *count > 1'000'000 || (at_least_one && *count == 0)) {
-                words.fail(std::string(word) + " takes a count" + (at_least_one ? " of at least 1" : "") +
-                           ", not '" + std::string(value) + "'");
-            }
-            const auto n = static_cast<uint32_t>(*count);
-            if (word == "--paths") options.paths = n;
-            if (word == "--hops") options.hops = n;
-            if (word == "--max-nodes") options.max_nodes = n;
-        }
+        apply_value_option(options, words, word, words.value_of(word));
     }
 
-    const bool two = options.verb == Verb::Referrers || options.verb == Verb::Diff ||
-                     options.verb == Verb::Query;
-    const size_t wanted = two ? 2 : 1;
-    if (positional.empty()) words.fail("no snapshot file given");
-    if (positional.size() > wanted) {
-        words.fail("unexpected argument '" + std::string(positional[wanted]) + "'");
-    }
-    options.file = std::string(positional[0]);
-    if (options.verb == Verb::Diff) {
-        if (positional.size() < 2) words.fail("diff needs two snapshot files, older first");
-        options.second_file = std::string(positional[1]);
-    }
-    if (options.verb == Verb::Query) {
-        if (positional.size() < 2) words.fail("no filter expression given");
-        options.filter = std::string(positional[1]);
-    }
-    if (options.verb == Verb::Suspects && !options.third_file.empty() && options.baseline_file.empty()) {
-        words.fail("--third needs --baseline (snapshots: baseline, FILE, third)");
-    }
-    if (options.verb == Verb::ExportHeapsnapshot && options.output.empty()) {
-        words.fail("export-heapsnapshot needs -o OUT");
-    }
-    if (options.verb == Verb::Referrers) {
-        if (positional.size() < 2) words.fail("no address given");
-        options.address = parse_address(positional[1]);
-        if (!options.address) {
-            words.fail("'" + std::string(positional[1]) + "' is not a hexadecimal address");
-        }
-    }
-    if (options.verb == Verb::Path || options.verb == Verb::ExportPath) {
-        if (options.address && !options.type_name.empty()) {
-            words.fail("give either --to ADDRESS or --type NAME, not both");
-        }
-        if (!options.address && options.type_name.empty()) {
-            words.fail(std::string(verb_name(options.verb)) + " needs --to ADDRESS or --type NAME");
-        }
-    }
+    take_positional(options, words, positional);
     return options;
 }
 

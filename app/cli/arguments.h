@@ -17,7 +17,7 @@ namespace refscope::cli {
 enum class Verb {
     None, Info, Summary, Roots, Path, Referrers,
     Retained, Cycles, Diff, Query, ExportPath, ExportHeapsnapshot, Suspects,
-    Listen, Processes,  // the live verbs (commands_live.cpp): no snapshot file
+    Listen, Processes,  // the live verbs (commands_live.cpp): no snapshot file; Processes stays last (help.cpp)
 };
 
 std::string_view verb_name(Verb verb);

@@ -2,10 +2,17 @@
 
 namespace refscope::cli {
 
-std::string_view help_text(Verb verb) {
-    switch (verb) {
-        case Verb::None:
-            return R"(usage: refscope-cli [--json] VERB [OPTIONS] FILE ...
+namespace {
+
+// One entry per verb: its usage line and what it answers (docs/cli.md has
+// the same in longer form). Verb::None is the overview.
+struct VerbHelp {
+    Verb verb;
+    std::string_view text;
+};
+
+constexpr VerbHelp kHelp[] = {
+    {Verb::None, R"(usage: refscope-cli [--json] VERB [OPTIONS] FILE ...
 
 Why is this Python object still alive? Reads a refscope snapshot and answers
 from the command line.
@@ -46,16 +53,14 @@ options:
 
 ADDRESS is hexadecimal, with or without 0x. Exit status: 0 success, 1 the
 file could not be read or the object was not found, 2 bad usage.
-)";
-        case Verb::Info:
-            return R"(usage: refscope-cli info FILE [--json]
+)"},
+    {Verb::Info, R"(usage: refscope-cli info FILE [--json]
 
 Prints the snapshot's header (Python version and build, process, time, whether
 gc.collect() ran first) and its counts: objects, references, types, roots,
 threads and total shallow bytes.
-)";
-        case Verb::Summary:
-            return R"(usage: refscope-cli summary FILE [--by type|module|cycle|dominator] [--top N] [--json]
+)"},
+    {Verb::Summary, R"(usage: refscope-cli summary FILE [--by type|module|cycle|dominator] [--top N] [--json]
 
 Objects and shallow bytes per type (default) or per module, most bytes first.
 A module object counts towards the module it is; any other object towards its
@@ -69,9 +74,8 @@ surplus) with everything only it keeps alive, then one for unreachable objects.
   --top N            show the N largest groups (default 20, 0 = all)
   --filter EXPR      count only the objects matching EXPR (the filter language
                      of docs/filter-language.md, e.g. 'module:app size>1KB')
-)";
-        case Verb::Roots:
-            return R"(usage: refscope-cli roots FILE [--top N] [--json]
+)"},
+    {Verb::Roots, R"(usage: refscope-cli roots FILE [--top N] [--json]
 
 How each object's refcount is accounted for. surplus = refcount minus owned
 references from other objects in the snapshot; the probe explains surplus as
@@ -81,9 +85,8 @@ C/C++ code or leaked. Lists the objects with the most unexplained surplus and
 any with negative surplus (an inconsistent snapshot).
 
   --top N   list at most N objects per list (default 20, 0 = all)
-)";
-        case Verb::Path:
-            return R"(usage: refscope-cli path FILE (--to ADDRESS | --type NAME) [--json]
+)"},
+    {Verb::Path, R"(usage: refscope-cli path FILE (--to ADDRESS | --type NAME) [--json]
 
 The shortest chain of owned, non-weak references from a root to an object,
 each hop with its edge label, e.g.
@@ -97,18 +100,16 @@ that object, the finalizer never runs.
 
   --to ADDRESS   the object at ADDRESS
   --type NAME    the nearest instance of type NAME
-)";
-        case Verb::Referrers:
-            return R"(usage: refscope-cli referrers FILE ADDRESS [--top N] [--json]
+)"},
+    {Verb::Referrers, R"(usage: refscope-cli referrers FILE ADDRESS [--top N] [--json]
 
 Who holds the object at ADDRESS: every referring object with the edge's label
 and kind, the root records that hold it, and its refcount arithmetic (owned
 references, surplus explained per root class, unexplained surplus).
 
   --top N   list at most N referrers (default 50, 0 = all)
-)";
-        case Verb::Retained:
-            return R"(usage: refscope-cli retained FILE [--top N] [--json]
+)"},
+    {Verb::Retained, R"(usage: refscope-cli retained FILE [--top N] [--json]
        refscope-cli dominators FILE [--top N] [--json]
 
 What each object keeps alive: its retained size is the shallow size of every
@@ -121,9 +122,8 @@ object dominates it). Nested rows are expected: a module and its __dict__
 retain the same objects.
 
   --top N   list at most N objects (default 20, 0 = all)
-)";
-        case Verb::Cycles:
-            return R"(usage: refscope-cli cycles FILE [--top N] [--json]
+)"},
+    {Verb::Cycles, R"(usage: refscope-cli cycles FILE [--top N] [--json]
 
 Reference cycles (strongly connected components of owned, non-weak
 references) and their fate: alive (reachable from the roots), held from
@@ -133,9 +133,8 @@ cannot see the cycle), held by leak, or collectable garbage. Uncollectable
 cycles come first, most bytes first, each with the reason in one sentence.
 
   --top N   list at most N cycles (default 20, 0 = all)
-)";
-        case Verb::Diff:
-            return R"(usage: refscope-cli diff A B [--third C] [--top N] [--filter EXPR] [--force] [--json]
+)"},
+    {Verb::Diff, R"(usage: refscope-cli diff A B [--third C] [--top N] [--filter EXPR] [--force] [--json]
 
 What changed from snapshot A to the later snapshot B of the same process:
 totals, per-type growth (largest first) and the largest new objects. An
@@ -150,9 +149,8 @@ A and B that are still alive in C, grouped by type (the likely leaks).
   --force         diff even if the snapshots are not of one process, in order
 
 Different processes or the wrong order: exit status 1.
-)";
-        case Verb::Query:
-            return R"(usage: refscope-cli query FILE EXPR [--top N] [--json]
+)"},
+    {Verb::Query, R"(usage: refscope-cli query FILE EXPR [--top N] [--json]
 
 The objects matching a filter expression (docs/filter-language.md), e.g.
   refscope-cli query heap.rscope 'type:app.* size>1KB unreachable'
@@ -163,9 +161,8 @@ tree; cycle: the cycle search). A malformed expression exits with status 2
 and names the column.
 
   --top N   list at most N objects (default 20, 0 = all)
-)";
-        case Verb::ExportPath:
-            return R"(usage: refscope-cli export-path FILE (--to ADDRESS | --type NAME) [-o OUT]
+)"},
+    {Verb::ExportPath, R"(usage: refscope-cli export-path FILE (--to ADDRESS | --type NAME) [-o OUT]
            [--format png|svg|pdf|dot] [--paths K] [--hops N] [--max-nodes N]
            [--cluster module|type|cycle|none] [--json]
 
@@ -182,9 +179,8 @@ instances of NAME (no path first, then unexplained surplus, then farthest).
   --max-nodes N   at most N boxes (default 300); paths are always drawn whole
   --cluster C     frame nodes by module, type or cycle (default none)
   --json          report on the written file (needs -o)
-)";
-        case Verb::Suspects:
-            return R"(usage: refscope-cli suspects FILE [--baseline A [--third C]] [--top N] [--json]
+)"},
+    {Verb::Suspects, R"(usage: refscope-cli suspects FILE [--baseline A [--third C]] [--top N] [--json]
 
 What is leaking? One row per type, ranked, with every kind of evidence
 against its objects in plain words: unexplained surplus, unreachable (and
@@ -201,9 +197,8 @@ extension's: interned strings, static types, module globals), or only large, are
                  objects allocated between A and FILE and alive in C are
                  survivors, and C is the snapshot analysed
   --top N        at most N rows (default 20, 0 = all)
-)";
-        case Verb::Listen:
-            return R"(usage: refscope-cli listen [--dir DIR] [--socket-dir DIR] [--tcp PORT] [--no-unix]
+)"},
+    {Verb::Listen, R"(usage: refscope-cli listen [--dir DIR] [--socket-dir DIR] [--tcp PORT] [--no-unix]
            [--every SECONDS] [--collect] [--on-connect] [--count K] [--timeout SECONDS]
            [--exit-when-idle] [--verify] [--json]
 
@@ -234,18 +229,16 @@ ID is the connection number printed by "connected".
   --exit-when-idle    exit when the last connected process disconnects
   --verify            decode every saved snapshot and report it
   --max-connections N, --handshake-timeout SECONDS, --stall-timeout SECONDS
-)";
-        case Verb::Processes:
-            return R"(usage: refscope-cli processes [--json]
+)"},
+    {Verb::Processes, R"(usage: refscope-cli processes [--json]
 
 The Python processes running on this machine (from /proc): pid, Python
 version, user and command line; "another user's" marks those this user
 cannot attach to. With --json: {"processes": [{"pid", "uid", "user",
 "python_version", "executable", "argv", "embedded", "start_time_unix_ns",
 "attachable"}]}.
-)";
-        case Verb::ExportHeapsnapshot:
-            return R"(usage: refscope-cli export-heapsnapshot FILE -o OUT [--python-types] [--json]
+)"},
+    {Verb::ExportHeapsnapshot, R"(usage: refscope-cli export-heapsnapshot FILE -o OUT [--python-types] [--json]
 
 Writes the heap as a V8 heap snapshot (docs/heapsnapshot.md), to open in
 Chrome DevTools (Memory > Load profile) or memlab. OUT is written atomically.
@@ -253,7 +246,26 @@ Chrome DevTools (Memory > Load profile) or memlab. OUT is written atomically.
   -o OUT           the .heapsnapshot file to write (required)
   --python-types   every object as an "object" node named by its Python type
                    (DevTools' Summary then has one row per Python type)
-)";
+)"},
+};
+
+// What the switch over Verb used to check: no verb is left without help
+// (Verb::Processes is the enum's last).
+constexpr bool every_verb_has_help() {
+    for (int v = 0; v <= static_cast<int>(Verb::Processes); ++v) {
+        bool found = false;
+        for (const VerbHelp& help : kHelp) found = found || static_cast<int>(help.verb) == v;
+        if (!found) return false;
+    }
+    return true;
+}
+static_assert(every_verb_has_help(), "a verb without help text in kHelp");
+
+}  // namespace
+
+std::string_view help_text(Verb verb) {
+    for (const VerbHelp& help : kHelp) {
+        if (help.verb == verb) return help.text;
     }
     return "";
 }

@@ -106,6 +106,78 @@ private:
     BackgroundJob job_;  // declared last: destroyed (joined) before the buffer
 };
 
+struct Preamble {
+    uint16_t major;
+    uint16_t minor;
+};
+
+// The preamble: magic, then the format version this reader must support.
+Preamble read_preamble(const uint8_t* data, size_t size) {
+    // The magic is compared before the length so that a short
+    // non-snapshot file reports "not a snapshot", not "truncated".
+    if (size == 0)
+        throw ReadError(ReadErrorCode::Truncated, "empty input: no refscope snapshot");
+    if (std::memcmp(data, kMagic, std::min(size, sizeof kMagic)) != 0)
+        throw ReadError(ReadErrorCode::BadMagic, "not a refscope snapshot: bad magic bytes at offset 0");
+    if (size < kPreambleBytes)
+        throw ReadError(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(size) +
+                                                      ": the preamble needs " +
+                                                      std::to_string(kPreambleBytes) + " bytes");
+    const uint16_t major = load_le16(data + 8);
+    const uint16_t minor = load_le16(data + 10);
+    if (major > kFormatMajor)
+        throw ReadError(ReadErrorCode::NewerVersion, "written by refscope format " + std::to_string(major) +
+                                                         ".x; this reader supports " + supported_majors() +
+                                                         ": upgrade refscope");
+    if (major < kOldestReadableMajor)
+        throw ReadError(ReadErrorCode::OlderVersion, "written by refscope format " + std::to_string(major) +
+                                                         ".x; this reader supports " + supported_majors() +
+                                                         ": convert it with an older refscope");
+    return {major, minor};
+}
+
+// The section frame at `offset`, after `seen` sections, with its own checksum,
+// the limits and the payload's bounds and checksum checked; `where` names it
+// for every later message.
+struct CheckedFrame {
+    SectionFrame frame;
+    std::string where;
+};
+
+CheckedFrame read_frame(const uint8_t* data, size_t size, uint64_t offset, uint32_t seen) {
+    const uint64_t left = size - offset;
+    if (left == 0)
+        throw ReadError(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(offset) +
+                                                      " after " + std::to_string(seen) +
+                                                      " sections: no End section");
+    if (left < kSectionFrameBytes)
+        throw ReadError(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(size) +
+                                                      ": section frame at offset " + std::to_string(offset) +
+                                                      " needs " + std::to_string(kSectionFrameBytes) +
+                                                      " bytes");
+    const uint8_t* fp = data + offset;
+    const SectionFrame f = load_frame(fp);
+    const std::string where = section_label(f.id) + " (frame at offset " + std::to_string(offset) + ")";
+    if (!frame_checksum_ok(fp))
+        throw ReadError(ReadErrorCode::BadChecksum, where + ": frame checksum mismatch (damaged frame)");
+    if (seen + 1 > kMaxSections)
+        throw ReadError(ReadErrorCode::TooLarge,
+                        where + ": more than " + std::to_string(kMaxSections) + " sections");
+    if (f.stored_bytes > kMaxSectionBytes || f.raw_bytes > kMaxSectionBytes)
+        throw ReadError(ReadErrorCode::TooLarge,
+                        where + ": declares " + std::to_string(std::max(f.stored_bytes, f.raw_bytes)) +
+                            " bytes, over the limit of " + std::to_string(kMaxSectionBytes));
+    const uint64_t payload_at = offset + kSectionFrameBytes;
+    if (f.stored_bytes > size - payload_at)
+        throw ReadError(ReadErrorCode::Truncated, where + ": declares " + std::to_string(f.stored_bytes) +
+                                                      " payload bytes, the input ends after " +
+                                                      std::to_string(size - payload_at));
+    const uint8_t* payload = data + payload_at;
+    if (crc32c(payload, static_cast<size_t>(f.stored_bytes)) != f.crc32c)
+        throw ReadError(ReadErrorCode::BadChecksum, where + ": payload checksum mismatch");
+    return {f, where};
+}
+
 }  // namespace
 
 Snapshot decode_snapshot(const uint8_t* data, size_t size) {
@@ -113,25 +185,7 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
         throw ReadError(code, what);
     };
 
-    // Preamble. The magic is compared before the length so that a short
-    // non-snapshot file reports "not a snapshot", not "truncated".
-    if (size == 0) fail(ReadErrorCode::Truncated, "empty input: no refscope snapshot");
-    if (std::memcmp(data, kMagic, std::min(size, sizeof kMagic)) != 0)
-        fail(ReadErrorCode::BadMagic, "not a refscope snapshot: bad magic bytes at offset 0");
-    if (size < kPreambleBytes)
-        fail(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(size) +
-                                           ": the preamble needs " +
-                                           std::to_string(kPreambleBytes) + " bytes");
-    const uint16_t major = load_le16(data + 8);
-    const uint16_t minor = load_le16(data + 10);
-    if (major > kFormatMajor)
-        fail(ReadErrorCode::NewerVersion, "written by refscope format " + std::to_string(major) +
-                                              ".x; this reader supports " + supported_majors() +
-                                              ": upgrade refscope");
-    if (major < kOldestReadableMajor)
-        fail(ReadErrorCode::OlderVersion, "written by refscope format " + std::to_string(major) +
-                                              ".x; this reader supports " + supported_majors() +
-                                              ": convert it with an older refscope");
+    const auto [major, minor] = read_preamble(data, size);
     // A newer minor of our major may add sections, header fields, trailing
     // columns and flag bits; its unknown parts are skipped instead of refused.
     const bool newer_minor = major == kFormatMajor && minor > kFormatMinor;
@@ -153,39 +207,11 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
     NodeColumnsJob node_columns;
     try {
         while (!seen_end) {
-            const uint64_t left = size - offset;
-            if (left == 0)
-                fail(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(offset) +
-                                                   " after " + std::to_string(sections) +
-                                                   " sections: no End section");
-            if (left < kSectionFrameBytes)
-                fail(ReadErrorCode::Truncated, "truncated at offset " + std::to_string(size) +
-                                                   ": section frame at offset " +
-                                                   std::to_string(offset) + " needs " +
-                                                   std::to_string(kSectionFrameBytes) + " bytes");
-            const uint8_t* fp = data + offset;
-            const SectionFrame f = load_frame(fp);
-            const std::string where =
-                section_label(f.id) + " (frame at offset " + std::to_string(offset) + ")";
-            if (!frame_checksum_ok(fp))
-                fail(ReadErrorCode::BadChecksum,
-                     where + ": frame checksum mismatch (damaged frame)");
-            if (++sections > kMaxSections)
-                fail(ReadErrorCode::TooLarge,
-                     where + ": more than " + std::to_string(kMaxSections) + " sections");
-            if (f.stored_bytes > kMaxSectionBytes || f.raw_bytes > kMaxSectionBytes)
-                fail(ReadErrorCode::TooLarge,
-                     where + ": declares " + std::to_string(std::max(f.stored_bytes, f.raw_bytes)) +
-                         " bytes, over the limit of " + std::to_string(kMaxSectionBytes));
+            const CheckedFrame checked = read_frame(data, size, offset, sections++);
+            const SectionFrame& f = checked.frame;
+            const std::string& where = checked.where;
             const uint64_t payload_at = offset + kSectionFrameBytes;
-            if (f.stored_bytes > size - payload_at)
-                fail(ReadErrorCode::Truncated,
-                     where + ": declares " + std::to_string(f.stored_bytes) +
-                         " payload bytes, the input ends after " +
-                         std::to_string(size - payload_at));
             const uint8_t* payload = data + payload_at;
-            if (crc32c(payload, static_cast<size_t>(f.stored_bytes)) != f.crc32c)
-                fail(ReadErrorCode::BadChecksum, where + ": payload checksum mismatch");
             offset = payload_at + f.stored_bytes;
 
             const uint16_t known_flags = kSectionZstd | kSectionRequired;
