@@ -123,10 +123,7 @@ void run_export_path(const CliOptions& options, const SnapshotAnalysis& a, std::
         json.field("paths", graph.path_count);
         json.field("truncated", graph.truncated);
         json.field("omitted", graph.omitted_nodes);
-        json.key("notes");
-        json.begin_array();
-        for (const std::string& note : graph.notes) json.value(note);
-        json.end_array();
+        json.field("notes", graph.notes);
         json.end_object();
         return;
     }

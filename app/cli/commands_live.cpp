@@ -144,10 +144,7 @@ public:
                 json.field("connection", c.id);
                 json.field("pid", p.pid);
                 json.field("peer_pid", c.peer_pid);
-                json.key("argv");
-                json.begin_array();
-                for (const std::string& a : p.argv) json.value(a);
-                json.end_array();
+                json.field("argv", p.argv);
                 json.field("executable", p.executable);
                 json.field("python_version", p.python_version);
                 json.field("start_time_unix_ns", p.start_time_unix_ns);
@@ -448,10 +445,7 @@ void run_processes(const CliOptions& cli, std::ostream& out) {
             w.field("user", p.user);
             w.field("python_version", p.python_version);
             w.field("executable", p.executable);
-            w.key("argv");
-            w.begin_array();
-            for (const std::string& a : p.argv) w.value(a);
-            w.end_array();
+            w.field("argv", p.argv);
             w.field("embedded", p.embedded);
             w.field("start_time_unix_ns", p.start_time_unix_ns);
             w.field("attachable", p.attachable);

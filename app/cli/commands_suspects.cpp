@@ -102,10 +102,7 @@ void write_json(const CliOptions& options, const std::string& file, const Snapsh
         for (uint32_t n : g.sample) json.value(format_address(s.node_address[n]));
         json.end_array();
         json.field("reason", g.reason);
-        json.key("reasons");
-        json.begin_array();
-        for (const std::string& reason : g.reasons) json.value(reason);
-        json.end_array();
+        json.field("reasons", g.reasons);
         json.field("surplus_objects", g.surplus_objects);
         json.field("unexplained_references", g.unexplained_references);
         json.field("unreachable_objects", g.unreachable_objects);

@@ -90,10 +90,7 @@ void write_json(const InfoReport& r, std::ostream& out) {
     json.field("platform", h.platform);
     json.field("pid", h.pid);
     json.field("executable", h.executable);
-    json.key("argv");
-    json.begin_array();
-    for (const std::string& arg : h.argv) json.value(arg);
-    json.end_array();
+    json.field("argv", h.argv);
     json.field("time_unix_ns", h.time_unix_ns);
     json.field("time", format_utc(h.time_unix_ns));
     json.field("collected_first", h.collected_first);

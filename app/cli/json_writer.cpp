@@ -126,6 +126,12 @@ void JsonWriter::value_fixed(double number, int decimals) {
     out_ << text;
 }
 
+void JsonWriter::value(const std::vector<std::string>& texts) {
+    begin_array();
+    for (const std::string& text : texts) value(text);
+    end_array();
+}
+
 void JsonWriter::null() {
     before_value();
     out_ << "null";

@@ -41,6 +41,7 @@ public:
     void value(const char* text) { value(std::string_view(text)); }
     void value(const std::string& text) { value(std::string_view(text)); }
     void value(bool flag);
+    void value(const std::vector<std::string>& texts);  // an array of strings
     void value(double number);  // %.10g; null for NaN and infinities
     // %.*f, for numbers scripts already read with a fixed number of decimals
     // (listen's seconds: six, as std::to_string printed them before this

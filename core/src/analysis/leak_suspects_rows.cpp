@@ -14,18 +14,8 @@
 namespace refscope::analysis::detail {
 namespace {
 
-std::string count_text(uint64_t count) {
-    const std::string digits = std::to_string(count);
-    std::string out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
 std::string objects_text(uint64_t count) {
-    return count_text(count) + (count == 1 ? " object" : " objects");
+    return with_thousands(count) + (count == 1 ? " object" : " objects");
 }
 
 // Added to the magnitude of the kinds that prove a defect by themselves
@@ -206,7 +196,7 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
             const uint64_t k = row.surplus_objects;
             row.reasons.push_back(
                 objects_text(k) + of_type + (k == 1 ? " has " : " have ") +
-                count_text(static_cast<uint64_t>(row.unexplained_references)) +
+                with_thousands(static_cast<uint64_t>(row.unexplained_references)) +
                 (row.unexplained_references == 1 ? " reference" : " references") +
                 " nobody in the graph accounts for (a C/C++ holder or a refcount leak); " +
                 (k == 1 ? "it retains " : "they retain ") + human_bytes(row_bytes[r].surplus_retained));
@@ -224,7 +214,7 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
                                " no path from any root; " + (k == 1 ? "it is" : "they are") +
                                " kept alive by ";
             if (m.distinct > 1) {
-                text += count_text(m.distinct) + " holders, most (" + count_text(m.occurrences) +
+                text += with_thousands(m.distinct) + " holders, most (" + with_thousands(m.occurrences) +
                         ") by ";
             }
             const uint32_t hc = cycles.cycle_of(m.value);
@@ -235,7 +225,7 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
             } else {
                 const int64_t refs = in.roots->unexplained(m.value);
                 text += describe_node(s, m.value) + " (unexplained refcount surplus, " +
-                        count_text(static_cast<uint64_t>(refs)) + (refs == 1 ? " reference)" : " references)");
+                        with_thousands(static_cast<uint64_t>(refs)) + (refs == 1 ? " reference)" : " references)");
             }
             row.reasons.push_back(std::move(text));
             score += 4 * magnitude(k, row_bytes[r].unreachable_shallow);
@@ -246,7 +236,7 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
             constexpr std::string_view prefix = "uncollectable: ";
             if (explanation.starts_with(prefix)) explanation.erase(0, prefix.size());
             row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") + " in " +
-                                  count_text(row.cycle_count) +
+                                  with_thousands(row.cycle_count) +
                                   (row.cycle_count == 1 ? " uncollectable cycle" : " uncollectable cycles") +
                                   " (" + human_bytes(row_bytes[r].cycle_shallow) + " of them)" +
                                   (row.cycle_count == 1 ? ": " : "; the largest: ") + explanation);
@@ -261,8 +251,8 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
                                           ? "+" + human_bytes(static_cast<uint64_t>(d.byte_delta()))
                                           : "-" + human_bytes(static_cast<uint64_t>(-d.byte_delta()));
             row.reasons.push_back(row.type + " grew by " + objects_text(static_cast<uint64_t>(d.object_delta())) +
-                                  " (" + bytes + ") since the baseline (" + count_text(d.objects_a) +
-                                  " → " + count_text(d.objects_b) + "); " + count_text(row.new_objects) +
+                                  " (" + bytes + ") since the baseline (" + with_thousands(d.objects_a) +
+                                  " → " + with_thousands(d.objects_b) + "); " + with_thousands(row.new_objects) +
                                   (row.new_objects == 1 ? " is new" : " are new"));
             // A builtin container growing is usually a symptom; the type
             // that names the leak is a class of the program.
@@ -293,8 +283,8 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
             if (accumulates) {
                 row.accumulation_node = accumulation;
                 row.accumulated_objects = accumulated;
-                row.reasons.push_back(describe_node(s, accumulation) + " holds " + count_text(accumulated) +
-                                      " of the " + count_text(accumulated_total) +
+                row.reasons.push_back(describe_node(s, accumulation) + " holds " + with_thousands(accumulated) +
+                                      " of the " + with_thousands(accumulated_total) +
                                       (in.diff ? " new" : " surviving") +
                                       " objects: the growth accumulates there; it retains " +
                                       human_bytes(retained) + " (" + percent + " of the heap)");
@@ -303,7 +293,7 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
                 score += 4 * magnitude(accumulated, retained);
             } else {
                 row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") +
-                                      " among the " + count_text(options.top_retained) +
+                                      " among the " + with_thousands(options.top_retained) +
                                       " largest retainers; " + (k == 1 ? "it retains " : "the largest retains ") +
                                       human_bytes(retained) + " (" + percent + " of the heap)");
                 score += magnitude(k, retained);
