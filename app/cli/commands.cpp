@@ -11,6 +11,7 @@
 #include "json_output.h"
 #include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/filter_columns.h"
+#include "refscope/analysis/type_names.h"
 #include "reports.h"
 #include "text_output.h"
 #include "verbs.h"
@@ -135,7 +136,7 @@ RootsReport make_roots(const CliOptions& options, const SnapshotAnalysis& a) {
 uint32_t pick_instance(const SnapshotAnalysis& a, const std::string& name, PathReport& r) {
     const Snapshot& s = a.snapshot();
     std::vector<uint8_t> matches(s.types.size(), 0);
-    for (size_t t = 0; t < s.types.size(); ++t) matches[t] = s.strings.view(s.types[t].name) == name;
+    for (uint32_t t : types_named(s, name)) matches[t] = 1;
     uint32_t best = kNoNode;
     uint32_t best_unreached = kNoNode;
     for (uint32_t n = 0; n < s.node_count(); ++n) {
@@ -149,7 +150,7 @@ uint32_t pick_instance(const SnapshotAnalysis& a, const std::string& name, PathR
             best_unreached = n;
         }
     }
-    if (r.instances == 0) throw LookupError("no objects of type '" + name + "'");
+    if (r.instances == 0) throw LookupError(no_type_message(s, name));
     return best != kNoNode ? best : best_unreached;
 }
 
@@ -157,9 +158,9 @@ PathReport make_path(const CliOptions& options, const SnapshotAnalysis& a) {
     const Snapshot& s = a.snapshot();
     PathReport r;
     r.file = options.file;
-    r.type_name = options.type_name;
-    const uint32_t target = options.address ? node_at(s, *options.address)
-                                            : pick_instance(a, options.type_name, r);
+    // A bare class name ("Leaky") reports as the type it means ("app.Leaky").
+    if (!options.address) r.type_name = resolve_type_name(s, options.type_name);
+    const uint32_t target = options.address ? node_at(s, *options.address) : pick_instance(a, r.type_name, r);
     r.target = node_report(s, a.roots(), target);
     if (const auto path = a.paths().path_to(target)) {
         r.found = true;

@@ -17,6 +17,7 @@
 #include "json_writer.h"
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/descriptions.h"
+#include "refscope/analysis/type_names.h"
 #include "refscope/analysis/subgraph.h"
 #include "refscope/export/heapsnapshot.h"
 #include "refscope/graphviz/graph_render.h"
@@ -74,8 +75,9 @@ void run_export_path(const CliOptions& options, const SnapshotAnalysis& a, std::
     if (options.address) {
         targets.push_back(node_at(s, *options.address));
     } else {
-        targets = pick_targets_of_type(a.index(), a.roots(), a.paths(), options.type_name, kTypeTargets);
-        if (targets.empty()) throw LookupError("no objects of type '" + options.type_name + "'");
+        targets = pick_targets_of_type(a.index(), a.roots(), a.paths(), resolve_type_name(s, options.type_name),
+                                       kTypeTargets);
+        if (targets.empty()) throw LookupError(no_type_message(s, options.type_name));
     }
 
     SubgraphOptions sub;

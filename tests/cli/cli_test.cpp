@@ -375,6 +375,15 @@ TEST_F(CliTest, UnknownAddressOrType) {
     expect_one_error_line(run({"referrers", demo_, "dead"}), 1, "no object at address 0xdead");
     expect_one_error_line(run({"path", demo_, "--type", "app.Missing"}), 1,
                           "no objects of type 'app.Missing'");
+    expect_one_error_line(run({"path", demo_, "--type", "Leak"}), 1,
+                          "no objects of type 'Leak'; did you mean app.Leaky?");
+}
+
+// People type the class name they see in their code.
+TEST_F(CliTest, PathByBareClassName) {
+    const CliRun r = run({"path", demo_, "--type", "Leaky"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.out.starts_with("3 instances of app.Leaky, 1 reachable from roots; the nearest:\n")) << r.out;
 }
 
 #include "cli_analysis_tests.inc"

@@ -13,6 +13,7 @@
 #include "refscope/analysis/graph_index.h"
 #include "refscope/analysis/retention_paths.h"
 #include "refscope/analysis/root_classes.h"
+#include "refscope/analysis/type_names.h"
 
 namespace refscope::analysis {
 
@@ -41,6 +42,13 @@ bool glob_match(std::string_view pattern, std::string_view text) {
     }
     while (p < pattern.size() && pattern[p] == '*') ++p;
     return p == pattern.size();
+}
+
+bool has_exact_type(const Snapshot& s, std::string_view name) {
+    for (const TypeInfo& type : s.types) {
+        if (s.strings.view(type.name) == name) return true;
+    }
+    return false;
 }
 
 bool icontains(std::string_view text, std::string_view needle) {
@@ -120,6 +128,11 @@ CompiledFilter::CompiledFilter(const FilterQuery& query, const FilterContext& co
                 } else {
                     // One entry per type id and a last one for out-of-range ids ("?").
                     tables_.resize(tables_.size() + s.types.size() + 1, 0);
+                    // `type:Plugin` with no type of that exact name means the
+                    // types whose class name is Plugin (type_names.h), as --type does.
+                    const bool by_bare_name = term.field == FilterField::Type &&
+                                              term.text.find_first_of("*?.") == std::string::npos &&
+                                              !has_exact_type(s, term.text);
                     for (size_t id = 0; id <= s.types.size(); ++id) {
                         std::string_view name = "?";
                         std::string_view module;
@@ -129,7 +142,9 @@ CompiledFilter::CompiledFilter(const FilterQuery& query, const FilterContext& co
                             module = s.strings.view(s.types[id].module);
                         }
                         uint8_t value = 0;
-                        if (term.field == FilterField::Type) {
+                        if (by_bare_name) {
+                            value = bare_type_name(name) == term.text;
+                        } else if (term.field == FilterField::Type) {
                             value = glob_match(term.text, name);
                         } else {
                             value = glob_match(term.text, module);
