@@ -118,7 +118,9 @@ RootsReport make_roots(const CliOptions& options, const SnapshotAnalysis& a) {
     }
     const size_t limit = limit_or_all(options.top, kDefaultTop);
     r.unexplained_objects = a.roots().unexplained_nodes().size();
-    for (const NodeCount& c : a.roots().top_unexplained(limit == SIZE_MAX ? 0 : limit)) {
+    // Ranked as `suspects` weighs them: a user's object with a leaked
+    // reference before interpreter and extension statics.
+    for (const NodeCount& c : a.suspects()->rank_unexplained(a.roots(), limit == SIZE_MAX ? 0 : limit)) {
         r.unexplained.push_back(node_report(s, a.roots(), c.node));
     }
     const auto& negative = a.roots().negative_surplus_nodes();
@@ -226,7 +228,7 @@ AnalysisOptions stages_for(const CliOptions& options) {
             stages.graph = true;
             stages.cycles = options.cluster == "cycle";
             break;
-        case Verb::Roots:
+        case Verb::Roots: stages.suspects = true; break;
         case Verb::Path:
         case Verb::Referrers:
         case Verb::ExportHeapsnapshot: stages.graph = true; break;

@@ -169,21 +169,5 @@ TEST(RootClasses, InvalidRecordsAreIgnoredAndCounted) {
     EXPECT_EQ(a.roots.roots_of(x).size(), 1u);
 }
 
-TEST(RootClasses, TopUnexplainedRanksByReferences) {
-    SnapshotBuilder b;
-    const uint32_t one = b.node("object", 1);
-    const uint32_t five = b.node("object", 5);
-    const uint32_t three = b.node("object", 3);
-    const uint32_t other_one = b.node("object", 1);
-    const Analysed a(b.build());
-    const auto top = a.roots.top_unexplained(3);
-    ASSERT_EQ(top.size(), 3u);
-    EXPECT_EQ(top[0].node, five);
-    EXPECT_EQ(top[1].node, three);
-    EXPECT_EQ(top[2].node, one);
-    EXPECT_EQ(a.roots.top_unexplained(0).size(), 4u);
-    EXPECT_EQ(a.roots.top_unexplained(0)[3].node, other_one);
-}
-
 }  // namespace
 }  // namespace refscope::analysis

@@ -4,6 +4,8 @@
 // real problem at a time, which must come out on top as one row per type.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -184,6 +186,26 @@ TEST(LeakSuspectsScenario, FiftyLeakyObjectsAreOneTopRowAboveTheNoise) {
     context.suspect = suspects.node_column();
     EXPECT_EQ(select_nodes(parse_filter("suspect type:app.*"), context).size(), 50u);
     EXPECT_EQ(select_nodes(parse_filter("suspect type:str"), context).size(), 0u);
+}
+
+// `roots` lists unexplained holders in this order: the leaked app.Leaky
+// objects (1 reference each) before the interpreter's interned strs that
+// hold up to 6.
+TEST(LeakSuspectsScenario, UnexplainedHoldersRankTheLeakBeforeStaticState) {
+    const auto a = testing::analyse(interpreter_heap({.leaky = 3}));
+    const LeakSuspects& suspects = *a->suspects();
+    const std::vector<NodeCount> top = suspects.rank_unexplained(a->roots(), 5);
+    ASSERT_EQ(top.size(), 5u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_EQ(type_name(a->snapshot(), top[i].node), "app.Leaky") << i;
+    EXPECT_EQ(top[3].references, 6);  // then static state, most references first
+    EXPECT_EQ(suspects.rank_unexplained(a->roots()).size(), a->roots().unexplained_nodes().size());
+    // Without a high-confidence row the order is by references alone.
+    const auto clean = testing::analyse(interpreter_heap({}));
+    const std::vector<NodeCount> all = clean->suspects()->rank_unexplained(clean->roots());
+    ASSERT_FALSE(all.empty());
+    EXPECT_TRUE(std::is_sorted(all.begin(), all.end(), [](const NodeCount& x, const NodeCount& y) {
+        return x.references != y.references ? x.references > y.references : x.node < y.node;
+    }));
 }
 
 TEST(LeakSuspectsScenario, UncollectableWrapperCycleNamesTheMissingTraverse) {

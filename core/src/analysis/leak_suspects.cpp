@@ -103,6 +103,21 @@ LeakSuspects::LeakSuspects(const SuspectInputs& in, const SuspectOptions& option
     }
 }
 
+std::vector<NodeCount> LeakSuspects::rank_unexplained(const RootClasses& roots, size_t limit) const {
+    std::vector<NodeCount> ranked = roots.unexplained_nodes();
+    const auto suspected = [&](uint32_t node) {
+        return node < node_kinds_.size() && (node_kinds_[node] & kSuspectUnexplainedSurplus) != 0;
+    };
+    const auto before = [&](const NodeCount& a, const NodeCount& b) {
+        if (suspected(a.node) != suspected(b.node)) return suspected(a.node);
+        return a.references != b.references ? a.references > b.references : a.node < b.node;
+    };
+    const size_t keep = limit == 0 ? ranked.size() : std::min(limit, ranked.size());
+    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(), before);
+    ranked.resize(keep);
+    return ranked;
+}
+
 const SuspectGroup* LeakSuspects::find(std::string_view type) const {
     for (const SuspectGroup& g : groups_) {
         if (g.type == type) return &g;

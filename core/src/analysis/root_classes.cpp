@@ -124,19 +124,4 @@ int64_t RootClasses::unexplained(uint32_t node) const {
     return it != unexplained_.end() && it->node == node ? it->references : 0;
 }
 
-std::vector<NodeCount> RootClasses::top_unexplained(size_t limit) const {
-    std::vector<NodeCount> ranked = unexplained_;
-    const auto by_references = [](const NodeCount& a, const NodeCount& b) {
-        return a.references != b.references ? a.references > b.references : a.node < b.node;
-    };
-    if (limit == 0 || limit >= ranked.size()) {
-        std::sort(ranked.begin(), ranked.end(), by_references);
-    } else {
-        std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(limit),
-                          ranked.end(), by_references);
-        ranked.resize(limit);
-    }
-    return ranked;
-}
-
 }  // namespace refscope::analysis

@@ -179,6 +179,13 @@ public:
     // Rows by type name (the first with that name: high before low), or null.
     const SuspectGroup* find(std::string_view type) const;
 
+    // The objects with unexplained surplus (roots.unexplained_nodes()) in the
+    // order this ranking weighs them: those in a high-confidence row for it
+    // (a user's object with a leaked reference) before the interpreter's and
+    // extensions' static state, each by references held, then node id. At
+    // most `limit` (0: all). `roots` must be the RootClasses ranked here.
+    std::vector<NodeCount> rank_unexplained(const RootClasses& roots, size_t limit = 0) const;
+
 private:
     std::vector<SuspectGroup> groups_;
     std::vector<uint8_t> node_kinds_;

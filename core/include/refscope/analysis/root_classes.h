@@ -79,8 +79,7 @@ public:
     }
     // Objects with unexplained surplus, by node id.
     const std::vector<NodeCount>& unexplained_nodes() const { return unexplained_; }
-    // The same, most references first (ties by node id), at most `limit` (0 = all).
-    std::vector<NodeCount> top_unexplained(size_t limit) const;
+    // (Ranked for people: LeakSuspects::rank_unexplained.)
     // Objects whose refcount is below their owned in-edges: the snapshot is
     // inconsistent there (a racing thread, a probe bug). `references` is the
     // (negative) surplus.
