@@ -167,6 +167,12 @@ CheckedFrame read_frame(const uint8_t* data, size_t size, uint64_t offset, uint3
         throw ReadError(ReadErrorCode::TooLarge,
                         where + ": declares " + std::to_string(std::max(f.stored_bytes, f.raw_bytes)) +
                             " bytes, over the limit of " + std::to_string(kMaxSectionBytes));
+    if ((f.flags & kSectionZstd) && !within_compression_bound(f.stored_bytes, f.raw_bytes))
+        throw ReadError(ReadErrorCode::TooLarge,
+                        where + ": " + std::to_string(f.stored_bytes) + " compressed bytes declare " +
+                            std::to_string(f.raw_bytes) + ", more than the " +
+                            std::to_string(kMaxCompressionRatio) +
+                            "-fold no real snapshot reaches (a decompression bomb?)");
     const uint64_t payload_at = offset + kSectionFrameBytes;
     if (f.stored_bytes > size - payload_at)
         throw ReadError(ReadErrorCode::Truncated, where + ": declares " + std::to_string(f.stored_bytes) +

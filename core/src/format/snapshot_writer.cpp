@@ -107,11 +107,16 @@ public:
         put_bytes(s.data(), s.size());
     }
 
-    void end() {
+    // Emits the section, or (only when compressing) declines: when the
+    // payload compresses better than readers accept (within_compression_bound),
+    // nothing is written and the caller encodes the section again with
+    // without_compression().
+    bool end() {
         flush();
         uint16_t flags = kSectionRequired;
         if (compressor_) {
             compressor_->finish(stored_);
+            if (!within_compression_bound(stored_.size(), raw_bytes_)) return false;
             flags |= kSectionZstd;
             if (raw_bytes_ <= kSmallSection && stored_.size() >= raw_bytes_) {
                 stored_.swap(small_raw_);
@@ -128,6 +133,15 @@ public:
         store_frame(bytes, frame);
         sink_.write(bytes, sizeof bytes);
         if (!stored_.empty()) sink_.write(stored_.data(), stored_.size());
+        return true;
+    }
+
+    // Runs `encode` (one section's begin … end) with compression off.
+    template <typename Encode>
+    void without_compression(Encode&& encode) {
+        std::unique_ptr<SectionCompressor> saved = std::move(compressor_);
+        encode();
+        compressor_ = std::move(saved);
     }
 
 private:
@@ -169,7 +183,7 @@ void put_field(SectionWriter& w, HeaderTag tag, uint64_t value) {
                                   static_cast<size_t>(format::put_varint(buf, value) - buf)));
 }
 
-void write_header(SectionWriter& w, const SnapshotHeader& h) {
+bool write_header(SectionWriter& w, const SnapshotHeader& h) {
     w.begin(SectionId::Header);
     put_field(w, HeaderTag::ProbeVersion, h.probe_version);
     put_field(w, HeaderTag::PythonVersion, h.python_version);
@@ -192,29 +206,29 @@ void write_header(SectionWriter& w, const SnapshotHeader& h) {
     put_field(w, HeaderTag::Sequence, h.sequence);
     put_field(w, HeaderTag::Label, h.label);
     put_field(w, HeaderTag::WalkNs, h.walk_ns);
-    w.end();
+    return w.end();
 }
 
 // Strings: varint count (including id 0, the empty string, which is not
 // stored), a column of count-1 varint lengths, then all bytes concatenated.
-void write_strings(SectionWriter& w, const StringTable& strings) {
+bool write_strings(SectionWriter& w, const StringTable& strings) {
     w.begin(SectionId::Strings);
     const auto& raw = strings.raw();
     w.put_varint(raw.size());
     for (size_t i = 1; i < raw.size(); ++i) w.put_varint(raw[i].size());
     for (size_t i = 1; i < raw.size(); ++i) w.put_bytes(raw[i].data(), raw[i].size());
-    w.end();
+    return w.end();
 }
 
 // Types: varint count, then columns: name string ids, module string ids,
 // type object addresses (all varints).
-void write_types(SectionWriter& w, const std::vector<TypeInfo>& types) {
+bool write_types(SectionWriter& w, const std::vector<TypeInfo>& types) {
     w.begin(SectionId::Types);
     w.put_varint(types.size());
     for (const TypeInfo& t : types) w.put_varint(t.name);
     for (const TypeInfo& t : types) w.put_varint(t.module);
     for (const TypeInfo& t : types) w.put_varint(t.type_address);
-    w.end();
+    return w.end();
 }
 
 // Nodes: varint count N, varint address shift S, then columns of N values:
@@ -231,7 +245,7 @@ void write_types(SectionWriter& w, const std::vector<TypeInfo>& types) {
 //   preview   varint: 0 = none, else zigzag(id - previous nonzero id) + 1
 //             (the probe adds preview strings in walk order, so this is
 //             usually 3: "the next string").
-void write_nodes(SectionWriter& w, const Snapshot& s) {
+bool write_nodes(SectionWriter& w, const Snapshot& s) {
     w.begin(SectionId::Nodes);
     const size_t n = s.node_count();
     w.put_varint(n);
@@ -258,7 +272,7 @@ void write_nodes(SectionWriter& w, const Snapshot& s) {
             prev_preview = p;
         }
     }
-    w.end();
+    return w.end();
 }
 
 // True if the edge kind's label is a position (delta-coded against the
@@ -279,7 +293,7 @@ bool label_is_position(uint8_t kind) {
 //               label - position, position being the edge's 0-based index
 //               among its source's edges (a list's items become all zeros);
 //               for other kinds the label itself.
-void write_edges(SectionWriter& w, const Snapshot& s) {
+bool write_edges(SectionWriter& w, const Snapshot& s) {
     w.begin(SectionId::Edges);
     const size_t e = s.edge_count();
     const size_t n = s.node_count();
@@ -305,13 +319,13 @@ void write_edges(SectionWriter& w, const Snapshot& s) {
         else
             w.put_varint(s.edge_label[k]);
     }
-    w.end();
+    return w.end();
 }
 
 // Roots: varint count, then columns: node id (varint), kind (byte),
 // thread (varint, thread id + 1, 0 = none), label string id (varint),
 // count (varint).
-void write_roots(SectionWriter& w, const std::vector<RootRef>& roots) {
+bool write_roots(SectionWriter& w, const std::vector<RootRef>& roots) {
     w.begin(SectionId::Roots);
     w.put_varint(roots.size());
     for (const RootRef& r : roots) w.put_varint(r.node);
@@ -319,18 +333,18 @@ void write_roots(SectionWriter& w, const std::vector<RootRef>& roots) {
     for (const RootRef& r : roots) w.put_varint(r.thread == kNoNode ? 0 : uint64_t{r.thread} + 1);
     for (const RootRef& r : roots) w.put_varint(r.label);
     for (const RootRef& r : roots) w.put_varint(r.count);
-    w.end();
+    return w.end();
 }
 
 // Threads: varint count, then columns: ident (varint), name string id
 // (varint), is_main (byte 0/1).
-void write_threads(SectionWriter& w, const std::vector<ThreadInfo>& threads) {
+bool write_threads(SectionWriter& w, const std::vector<ThreadInfo>& threads) {
     w.begin(SectionId::Threads);
     w.put_varint(threads.size());
     for (const ThreadInfo& t : threads) w.put_varint(t.ident);
     for (const ThreadInfo& t : threads) w.put_varint(t.name);
     for (const ThreadInfo& t : threads) w.put_byte(t.is_main ? 1 : 0);
-    w.end();
+    return w.end();
 }
 
 }  // namespace
@@ -349,13 +363,18 @@ void write_snapshot(const Snapshot& snapshot, ByteSink& sink, const WriteOptions
         sink.write(preamble, sizeof preamble);
 
         SectionWriter w(sink, options);
-        write_header(w, snapshot.header);
-        write_strings(w, snapshot.strings);
-        write_types(w, snapshot.types);
-        write_nodes(w, snapshot);
-        write_edges(w, snapshot);
-        write_roots(w, snapshot.roots);
-        write_threads(w, snapshot.threads);
+        // Each section is encoded again, uncompressed, when it compresses
+        // past the readers' bound (a heap of millions of identical objects).
+        const auto section = [&](auto&& encode) {
+            if (!encode()) w.without_compression(encode);
+        };
+        section([&] { return write_header(w, snapshot.header); });
+        section([&] { return write_strings(w, snapshot.strings); });
+        section([&] { return write_types(w, snapshot.types); });
+        section([&] { return write_nodes(w, snapshot); });
+        section([&] { return write_edges(w, snapshot); });
+        section([&] { return write_roots(w, snapshot.roots); });
+        section([&] { return write_threads(w, snapshot.threads); });
         w.begin(SectionId::End);
         w.end();
     } catch (const WriteError&) {

@@ -51,6 +51,21 @@ inline constexpr uint64_t kMaxCount = 1ull << 31;               // nodes, edges,
 inline constexpr uint64_t kMaxStringBytes = 1ull << 20;         // one string
 inline constexpr uint32_t kMaxSections = 64;
 
+// A compressed section unpacks to at most kMaxCompressionRatio times its
+// stored bytes plus kCompressionSlack. Real snapshots unpack 1–4× (16× for
+// synthetic heaps built from a few repeated patterns); a decompression bomb
+// (a few KB of zstd declaring gigabytes of zeros) unpacks tens of thousands
+// of times. So the memory any file of N bytes can make a reader use is
+// bounded by about 256 N, whatever it declares. The writer keeps every file
+// it writes inside the bound: a section that compresses better than this is
+// stored uncompressed instead (docs/format.md, "Limits").
+inline constexpr uint64_t kMaxCompressionRatio = 256;
+inline constexpr uint64_t kCompressionSlack = 64 * 1024;
+
+constexpr bool within_compression_bound(uint64_t stored_bytes, uint64_t raw_bytes) {
+    return raw_bytes <= stored_bytes * kMaxCompressionRatio + kCompressionSlack;
+}
+
 // Node flag bits (u8), stored per node.
 inline constexpr uint8_t kNodeGcTracked = 0x01;  // in the collector's lists
 inline constexpr uint8_t kNodeImmortal = 0x02;   // 3.12+ immortal: refcount meaningless
