@@ -36,7 +36,7 @@ packages=(
     pybind11-dev python3-pybind11 python3-numpy python3-numba python3-pytest
     gdb                          # python -m refscope attach, and its tests
     debootstrap curl             # the Debian 13/testing test roots (packaging/distro-root.sh)
-    clang libclang-rt-14-dev     # the libFuzzer targets (tests/format, tests/live)
+    clang libclang-rt-14-dev     # the libFuzzer targets (tests/format, tests/protocol)
 )
 # Only the test run needs node/npm (an independent reader, memlab, checks the
 # Chrome .heapsnapshot export); use the machine's node if it already has one.
@@ -74,12 +74,12 @@ build_preset dev
 case "$mode" in
 build) ;;
 test)
-    # memlab, for tests/heapsnapshot: from the npm registry, pinned by the
+    # memlab, for tests/export: from the npm registry, pinned by the
     # committed package-lock.json; --ignore-scripts because one of its
     # dependencies would otherwise try to download a browser. If this fails
     # the memlab test reports itself skipped, it does not pass silently.
-    if [ ! -d tests/heapsnapshot/js/node_modules ]; then
-        npm ci --prefix tests/heapsnapshot/js --ignore-scripts --no-audit --no-fund --loglevel=error \
+    if [ ! -d tests/export/js/node_modules ]; then
+        npm ci --prefix tests/export/js --ignore-scripts --no-audit --no-fund --loglevel=error \
             || echo "bootstrap: npm ci failed; the memlab cross-check will be skipped" >&2
     fi
     # CTest prints "N tests passed, N failed" style totals; keep its output.

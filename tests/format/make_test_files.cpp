@@ -2,7 +2,7 @@
 // deliberate format change (never at build time):
 //   build/<dir>/tests/format/make_test_files tests/data
 // good-v1.rscope is make_small_snapshot() as format 1.0 writes it; each other
-// file damages it in one documented way (see test_data_files.cpp).
+// file damages it in one documented way (see data_files_test.cpp).
 #include <cstdio>
 #include <string>
 

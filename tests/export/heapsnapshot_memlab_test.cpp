@@ -1,12 +1,12 @@
 // An independent reading of the export: memlab (Meta's V8 heap snapshot
-// analyser, installed from npm into tests/heapsnapshot/js) parses the files
+// analyser, installed from npm into tests/export/js) parses the files
 // through js/memlab_dump.js, and its counts, names, edges, dominators and
 // retained sizes must agree with the snapshot, with sizes computed by hand,
 // and with refscope's own DominatorTree.
 //
 // Skipped, not failed, when node or the npm packages are missing; install
 // them with:
-//   npm ci --prefix tests/heapsnapshot/js --ignore-scripts --no-audit --no-fund
+//   npm ci --prefix tests/export/js --ignore-scripts --no-audit --no-fund
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,7 +33,7 @@ using format::EdgeKind;
 
 const std::string kJsDir = REFSCOPE_MEMLAB_JS_DIR;
 const char* const kInstall =
-    "npm ci --prefix tests/heapsnapshot/js --ignore-scripts --no-audit --no-fund";
+    "npm ci --prefix tests/export/js --ignore-scripts --no-audit --no-fund";
 
 std::string memlab_unavailable() {
     const std::string node = REFSCOPE_NODE;
