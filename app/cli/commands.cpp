@@ -10,7 +10,6 @@
 #include "filter_argument.h"
 #include "json_output.h"
 #include "refscope/analysis/descriptions.h"
-#include "refscope/analysis/filter_columns.h"
 #include "refscope/analysis/type_names.h"
 #include "reports.h"
 #include "text_output.h"
@@ -213,10 +212,8 @@ void render(const CliOptions& options, const Report& report, std::ostream& out) 
 // The stages of the pipeline each verb reads; the verbs that read other
 // snapshots load those themselves.
 AnalysisOptions stages_for(const CliOptions& options) {
-    AnalysisOptions stages = AnalysisOptions::snapshot_only();
-    if (options.filter && options.verb != Verb::Diff) {
-        stages = analysis_options_for(filter_needs(parse_filter_argument(*options.filter)));
-    }
+    // diff's filter selects objects of B and C, which it loads itself.
+    AnalysisOptions stages = stages_for_filter(options.verb == Verb::Diff ? std::nullopt : options.filter);
     switch (options.verb) {
         case Verb::Summary:
             stages.cycles |= options.group_by == GroupBy::Cycle;

@@ -11,7 +11,6 @@
 #include "json_output.h"
 #include "json_writer.h"
 #include "refscope/analysis/descriptions.h"
-#include "refscope/analysis/filter_columns.h"
 #include "refscope/analysis/snapshot_diff.h"
 #include "text_table.h"
 #include "verbs.h"
@@ -213,16 +212,10 @@ void write_json(const CliOptions& options, const Snapshot& b, const SnapshotDiff
     json.end_object();
 }
 
-// The stages the filter reads, on the snapshot whose objects it selects.
-AnalysisOptions stages_for_filter(const CliOptions& options) {
-    if (!options.filter) return AnalysisOptions::snapshot_only();
-    return analysis_options_for(filter_needs(parse_filter_argument(*options.filter)));
-}
-
 }  // namespace
 
 void run_diff(const CliOptions& options, const Snapshot& older, std::ostream& out) {
-    const SharedAnalysis newer_analysis = load_analysis(options.second_file, stages_for_filter(options));
+    const SharedAnalysis newer_analysis = load_analysis(options.second_file, stages_for_filter(options.filter));
     const Snapshot& newer = newer_analysis->snapshot();
     DiffOptions diff_options;
     diff_options.allow_mismatch = options.force;
@@ -233,7 +226,7 @@ void run_diff(const CliOptions& options, const Snapshot& older, std::ostream& ou
     std::unique_ptr<SurvivorReport> survivors;
     std::unique_ptr<Selection> surviving;
     if (!options.third_file.empty()) {
-        const SharedAnalysis third = load_analysis(options.third_file, stages_for_filter(options));
+        const SharedAnalysis third = load_analysis(options.third_file, stages_for_filter(options.filter));
         survivors = std::make_unique<SurvivorReport>(find_survivors(older, newer, third->snapshot(), diff_options));
         surviving = std::make_unique<Selection>(select_flagged(options, *third, survivors->is_survivor, limit));
     }

@@ -14,6 +14,11 @@ FilterQuery parse_filter_argument(const std::string& text) {
     }
 }
 
+AnalysisOptions stages_for_filter(const std::optional<std::string>& filter) {
+    if (!filter) return AnalysisOptions::snapshot_only();
+    return analysis_options_for(filter_needs(parse_filter_argument(*filter)));
+}
+
 std::vector<uint32_t> select_filtered(const FilterQuery& query, const SnapshotAnalysis& analysis,
                                       std::span<const uint8_t> is_new) {
     const FilterColumns columns(analysis, filter_needs(query), is_new);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -24,6 +25,10 @@ public:
 
 // Throws FilterUsageError ("bad filter: … at column N …").
 analysis::FilterQuery parse_filter_argument(const std::string& text);
+
+// The analysis stages the --filter reads (none beyond the snapshot without
+// one), for the snapshot whose objects it selects. Throws FilterUsageError.
+analysis::AnalysisOptions stages_for_filter(const std::optional<std::string>& filter);
 
 // The nodes matching `query`, increasing. `is_new` is the diff's column
 // (empty: the `new` flag is refused). Throws FilterUsageError when the query

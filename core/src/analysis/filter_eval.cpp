@@ -44,13 +44,6 @@ bool glob_match(std::string_view pattern, std::string_view text) {
     return p == pattern.size();
 }
 
-bool has_exact_type(const Snapshot& s, std::string_view name) {
-    for (const TypeInfo& type : s.types) {
-        if (s.strings.view(type.name) == name) return true;
-    }
-    return false;
-}
-
 bool icontains(std::string_view text, std::string_view needle) {
     if (needle.size() > text.size()) return false;
     const auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
@@ -132,7 +125,7 @@ CompiledFilter::CompiledFilter(const FilterQuery& query, const FilterContext& co
                     // types whose class name is Plugin (type_names.h), as --type does.
                     const bool by_bare_name = term.field == FilterField::Type &&
                                               term.text.find_first_of("*?.") == std::string::npos &&
-                                              !has_exact_type(s, term.text);
+                                              !has_type_named(s, term.text);
                     for (size_t id = 0; id <= s.types.size(); ++id) {
                         std::string_view name = "?";
                         std::string_view module;

@@ -43,6 +43,13 @@ std::string_view bare_type_name(std::string_view qualified) {
     return dot == std::string_view::npos ? qualified : qualified.substr(dot + 1);
 }
 
+bool has_type_named(const Snapshot& s, std::string_view name) {
+    for (size_t t = 0; t < s.types.size(); ++t) {
+        if (name_of(s, t) == name) return true;
+    }
+    return false;
+}
+
 std::vector<uint32_t> types_named(const Snapshot& s, std::string_view name) {
     std::vector<uint32_t> exact, bare;
     const bool dotted = name.find('.') != std::string_view::npos;

@@ -20,6 +20,9 @@ namespace refscope::analysis {
 // without a dot is its own bare name.
 std::string_view bare_type_name(std::string_view qualified);
 
+// Whether some type's qualified name is exactly `name`.
+bool has_type_named(const Snapshot& snapshot, std::string_view name);
+
 // The ids of the types `name` means: those whose qualified name is `name`
 // when there are any; else, for a name without a dot, those whose bare name
 // is `name`. Several ids may share one qualified name (a class defined
