@@ -14,8 +14,10 @@
 //         (Py_TPFLAGS_MANAGED_DICT: two words before the object); code
 //         objects keep co_qualname, co_localsplusnames/kinds,
 //         co_exceptiontable and _co_code; generators lose gi_frame; the
-//         statically allocated identifier strings have refcount 999999999
-//         (treated as immortal).
+//         statically allocated identifier strings and deep-frozen code
+//         objects have refcount 999999999 (treated as immortal; their
+//         references to None, True, False... are not counted:
+//         is_static_holder).
 //   3.12  immortal objects (_Py_IsImmortal); Py_TPFLAGS_PREHEADER; int size
 //         in lv_tag; every str is ready (no PyUnicode_READY); static builtin
 //         types keep tp_dict in the interpreter (PyType_GetDict); code
@@ -120,6 +122,24 @@ inline bool is_immortal(PyObject* op) {
     // objects with a refcount of 999999999 (_PyObject_IMMORTAL_INIT): immortal
     // in all but name. No real object reaches 10^8 references.
     return Py_REFCNT(op) >= 100000000;
+#else
+    (void)op;
+    return false;
+#endif
+}
+
+// 3.11 allocates some objects statically, initialised at compile time with
+// the refcount 999999999 (see is_immortal): the identifier strings and the
+// deep-frozen modules' code objects with their constant tuples. Those
+// initialisers never counted their references to the other static objects
+// (None, True, False, Ellipsis, static types), whose refcounts are real
+// counts on 3.11. 3.12+ makes all of them immortal, so which reference is
+// counted no longer matters there (and an immortal object may own
+// references: a static type its heap-allocated __mro__); 3.9/3.10 have no
+// such objects.
+inline bool is_static_holder(PyObject* op) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+    return is_immortal(op);
 #else
     (void)op;
     return false;

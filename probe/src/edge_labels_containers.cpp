@@ -63,40 +63,33 @@ void add_attribute(PyObject* name, PyObject* value, void* context) {
                                                     EdgeMode::Traversed);
 }
 
-// Attributes of instances of Python classes.
 // Object members (__slots__ of classes, T_OBJECT/T_OBJECT_EX members of C
-// types) of every type in the base chain: tp_members is not inherited, each
-// class lists its own. They are strong references, so they are Owned; they
-// are GcVisible only if tp_traverse reports them. A C type that declares a
-// member but does not traverse it (nanobind's Wrapper holding `value`)
-// therefore shows an owned edge the garbage collector cannot see, which is
-// what makes such a cycle uncollectable.
-// Static types of a kind with its own labeller (functions, descriptors...)
-// are skipped: their labeller names those members already, and labelling a
-// reference twice would count it twice.
-// A member naming the field of an earlier member of the same type (3.14's
-// staticmethod and classmethod expose their callable as both __func__ and
-// __wrapped__): one reference, labelled once.
-bool member_is_alias(const PyMemberDef* members, const PyMemberDef* m) {
-    for (const PyMemberDef* earlier = members; earlier != m; ++earlier)
-        if (earlier->offset == m->offset && compat::member_holds_object(earlier->type)) return true;
-    return false;
-}
-
+// types), one per slot, as collected once per type (collect_member_slots).
+// They are strong references, so they are Owned; they are GcVisible only if
+// tp_traverse reports them. A C type that declares a member but does not
+// traverse it (nanobind's Wrapper holding `value`) therefore shows an owned
+// edge the garbage collector cannot see, which is what makes such a cycle
+// uncollectable. Members known to be borrowed are shown, not counted.
 void label_members(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
-    for (PyTypeObject* t = Py_TYPE(op); t != nullptr; t = t->tp_base) {
-        const bool heap = (t->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0;
-        if (!heap && facts.kind != ObjectKind::Other) break;
-        if (t->tp_members == nullptr) continue;
-        for (PyMemberDef* m = t->tp_members; m->name != nullptr; ++m) {
-            if (!compat::member_holds_object(m->type) || member_is_alias(t->tp_members, m)) continue;
-            PyObject* value = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(op) + m->offset);
-            if (value != nullptr)
-                c.add(value, EdgeKind::Slot, c.walker().literal(m->name), EdgeMode::Owned);
-        }
+    // A struct sequence (a tuple subclass) names its visible items as
+    // members too: those slots are labelled as Index edges already.
+    Py_ssize_t items_begin = 0;
+    Py_ssize_t items_end = 0;
+    if (facts.kind == ObjectKind::Tuple) {
+        items_begin = static_cast<Py_ssize_t>(offsetof(PyTupleObject, ob_item));
+        items_end = items_begin + PyTuple_GET_SIZE(op) * static_cast<Py_ssize_t>(sizeof(PyObject*));
+    }
+    const MemberSlot* members = c.walker().member_slots(facts);
+    for (uint32_t i = 0; i < facts.members_count; ++i) {
+        const MemberSlot& m = members[i];
+        if (m.offset >= items_begin && m.offset < items_end) continue;
+        PyObject* value = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(op) + m.offset);
+        if (value == nullptr) continue;
+        c.add(value, EdgeKind::Slot, c.walker().literal(m.name), m.borrowed ? EdgeMode::Borrowed : EdgeMode::Owned);
     }
 }
 
+// Attributes of instances of Python classes.
 void label_instance(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
     PyTypeObject* tp = Py_TYPE(op);
     // Instances of heap types own a reference to their type
@@ -115,7 +108,7 @@ void label_instance(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
         if (slot != nullptr) c.field(*slot, "__dict__", EdgeMode::Owned);
     }
 
-    if (facts.object_members) label_members(op, facts, c);
+    if (facts.members_count != 0) label_members(op, facts, c);
 }
 
 }  // namespace
@@ -136,7 +129,7 @@ void label_edges(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
     default: label_runtime_object(op, facts, c); break;
     }
     if (facts.heap) label_instance(op, facts, c);
-    else if (facts.kind == ObjectKind::Other && facts.object_members) label_members(op, facts, c);
+    else if (facts.kind == ObjectKind::Other && facts.members_count != 0) label_members(op, facts, c);
 }
 
 }  // namespace refscope::probe

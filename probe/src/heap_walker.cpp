@@ -198,6 +198,7 @@ void HeapWalker::walk() {
         }
     }
     add_native_holder_roots();
+    if (dead_nodes_) disown_dead_targets();
     apply_adjustments();
     if (start_list_ != nullptr) {
         // The list held one reference to every object that was tracked.
@@ -244,8 +245,12 @@ uint32_t HeapWalker::type_id_for(PyTypeObject* tp) {
     info.module = interner_.intern(module);
     info.type_address = reinterpret_cast<uint64_t>(tp);
     snapshot_.types.push_back(info);
-    type_facts_.push_back(classify_type(tp));
-    type_facts_.back().describers = describe_->describers_for(tp);
+    TypeFacts facts = classify_type(tp);
+    facts.describers = describe_->describers_for(tp);
+    facts.members_begin = static_cast<uint32_t>(member_slots_.size());
+    collect_member_slots(tp, facts, member_slots_);
+    facts.members_count = static_cast<uint32_t>(member_slots_.size() - facts.members_begin);
+    type_facts_.push_back(facts);
     id = static_cast<uint32_t>(snapshot_.types.size() - 1);
     bool inserted = false;
     types_.insert(reinterpret_cast<uint64_t>(tp), id, inserted);
@@ -287,6 +292,8 @@ void HeapWalker::process(uint32_t id) {
     snapshot_.node_type[id] = type_id;
     snapshot_.node_size[id] = shallow_size(op, facts);
     snapshot_.node_refcount[id] = static_cast<int64_t>(Py_REFCNT(op));
+    if (Py_REFCNT(op) == 0) dead_nodes_ = true;
+    static_holder_ = compat::is_static_holder(op);
     preview_text(op, facts, preview_arena_);
     preview_end_.push_back(static_cast<uint32_t>(preview_arena_.size()));
 
@@ -300,7 +307,7 @@ void HeapWalker::process(uint32_t id) {
         tp->tp_traverse(op, &HeapWalker::collect_referent, this);
     if (facts.describers != 0)
         describe_->describe_instance(op, id, snapshot_.node_size[id], facts.describers, collector);
-    emit_edges(collector);
+    emit_edges(collector, facts.reports_link_types);
     pending_end_[id % kResolveLag] = pending_.size();
 }
 
@@ -390,11 +397,13 @@ bool HeapWalker::consume_match(PyObject* target) {
     return false;
 }
 
-void HeapWalker::emit_edges(EdgeCollector& collector) {
+void HeapWalker::emit_edges(EdgeCollector& collector, bool reports_link_types) {
     consumed_.assign(refs_.size(), 0);
     sorted_ready_ = false;
     cursor_ = 0;
-    auto emit = [&](const EdgeCandidate& c, uint8_t flags) { pend(c.target, c.label_object, c.label, c.kind, flags); };
+    auto emit = [&](const EdgeCandidate& c, uint8_t flags) {
+        pend(c.target, c.label_object, c.label, c.kind, adjust_ownership(c.target, flags));
+    };
     constexpr uint8_t kOwnedVisible = format::kEdgeOwned | format::kEdgeGcVisible;
     // Pass 1: edges that exist only if tp_traverse reports them. They go
     // first so that an optional candidate (pass 2) can never steal the
@@ -414,6 +423,7 @@ void HeapWalker::emit_edges(EdgeCollector& collector) {
         case EdgeMode::OwnedUntraversed: emit(c, format::kEdgeOwned); break;
         case EdgeMode::OwnedVisible: emit(c, kOwnedVisible); break;
         case EdgeMode::NotOwned: emit(c, 0); break;
+        case EdgeMode::Borrowed: emit(c, consume_match(c.target) ? format::kEdgeGcVisible : 0); break;
         }
     }
     // Described edges: a native node's reference to a Python object is
@@ -426,9 +436,12 @@ void HeapWalker::emit_edges(EdgeCollector& collector) {
     if (collector.complete) return;
     uint32_t position = 0;
     bool positional = collector.leftover_kind == EdgeKind::Reference;
+    link_types_.clear();
     for (size_t j = 0; j < refs_.size(); ++j) {
         if (consumed_[j]) continue;
-        pend(refs_[j], nullptr, positional ? position++ : 0, collector.leftover_kind, kOwnedVisible);
+        uint8_t flags = kOwnedVisible;
+        if (reports_link_types && is_repeated_link_type(refs_[j])) flags = format::kEdgeGcVisible;
+        pend(refs_[j], nullptr, positional ? position++ : 0, collector.leftover_kind, adjust_ownership(refs_[j], flags));
     }
 }
 

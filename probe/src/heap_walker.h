@@ -54,6 +54,10 @@ enum class EdgeMode : uint8_t {
     // borrowed stack references of a frame): kept as GcVisible, not Owned,
     // only if reported, and it consumes that report.
     TraversedBorrowed,
+    // A field known to hold no reference of its own (sqlite3.Connection's
+    // exception members): always shown, never Owned; GcVisible, consuming
+    // the report, if tp_traverse reports it.
+    Borrowed,
 };
 
 struct EdgeCandidate {
@@ -169,6 +173,8 @@ public:
     void note_native_in_edge(uint32_t node, bool owned);
     void add_node_root(uint32_t node, format::RootKind kind, uint32_t label, uint32_t count);
     const DescribeSession& describe_session() const { return *describe_; }
+    // The object members of a type (TypeFacts::members_begin/count).
+    const MemberSlot* member_slots(const TypeFacts& facts) const { return member_slots_.data() + facts.members_begin; }
 
 private:
     friend class EdgeCollector;
@@ -225,7 +231,8 @@ private:
     void pend(PyObject* target, PyObject* label_object, uint32_t label, format::EdgeKind kind,
               uint8_t flags);
     uint32_t type_id_for(PyTypeObject* tp);
-    void emit_edges(EdgeCollector& collector);
+    void emit_edges(EdgeCollector& collector, bool reports_link_types);
+    bool is_repeated_link_type(PyObject* op);
     bool consume_match(PyObject* target);
     void apply_adjustments();
     void push_root(uint32_t node, format::RootKind kind, uint32_t thread, uint32_t label, uint32_t count);
@@ -233,12 +240,15 @@ private:
     uint32_t link_native_edge(uint32_t from, const NativeEdge& edge);
     void pend_node(uint32_t node, uint32_t label, uint8_t flags);
     void add_native_holder_roots();
+    uint8_t adjust_ownership(PyObject* target, uint8_t flags);
+    void disown_dead_targets();
 
     Snapshot& snapshot_;
     StringInterner interner_;
     AddressMap nodes_;
     AddressMap types_;
     std::vector<TypeFacts> type_facts_;  // by type id
+    std::vector<MemberSlot> member_slots_;  // TypeFacts::members_begin indexes it
     std::vector<std::pair<PyObject*, int64_t>> adjustments_;
     PyObject* interned_strings_ = nullptr;
     PyObject* start_list_ = nullptr;   // gc.get_objects() result on < 3.12
@@ -268,6 +278,14 @@ private:
     std::vector<uint32_t> group_next_;
     bool sorted_ready_ = false;
     size_t cursor_ = 0;
+    // The object being processed holds uncounted references to the
+    // interpreter's static objects (3.11 statically allocated objects).
+    bool static_holder_ = false;
+    // Link types reported so far by the object being processed
+    // (TypeFacts::reports_link_types).
+    std::vector<PyObject*> link_types_;
+    // Some processed object had refcount 0 (dead, kept in a free list).
+    bool dead_nodes_ = false;
     std::string scratch_;
 
     std::unique_ptr<DescribeSession> describe_;

@@ -1,9 +1,11 @@
-// classify_type (see object_kinds.h).
+// classify_type and collect_member_slots (see object_kinds.h).
 #include "object_kinds.h"
 
 #include "compat.h"
 
 #include <frameobject.h>
+
+#include <cstring>
 
 namespace refscope::probe {
 
@@ -43,15 +45,58 @@ TypeFacts classify_type(PyTypeObject* tp) {
     else if (tp == &PyMethodDescr_Type || tp == &PyClassMethodDescr_Type || tp == &PyGetSetDescr_Type ||
              tp == &PyMemberDescr_Type || tp == &PyWrapperDescr_Type)
         set(ObjectKind::Descriptor, tp);
-    for (PyTypeObject* t = tp; t != nullptr && !f.object_members; t = t->tp_base) {
+    // Named, because nothing in the type says so: the wrapper's tp_traverse
+    // visits Py_TYPE(link) for every link of its LRU list (3.10+), which the
+    // links, not the wrapper, hold; see HeapWalker::emit_edges.
+    f.reports_link_types = std::strcmp(tp->tp_name, "functools._lru_cache_wrapper") == 0;
+    return f;
+}
+
+namespace {
+
+// sqlite3.Connection copies its module's exception types into ten object
+// members (Warning, Error, InterfaceError...) without a reference of its
+// own ("Borrowed refs" in Modules/_sqlite/connection.c, every version):
+// named, because the members' declaration cannot say so.
+bool member_is_borrowed(const PyTypeObject* declaring, const char* name) {
+    if (std::strcmp(declaring->tp_name, "sqlite3.Connection") != 0) return false;
+    const size_t n = std::strlen(name);
+    return std::strcmp(name, "Warning") == 0 || (n >= 5 && std::strcmp(name + n - 5, "Error") == 0);
+}
+
+bool slot_taken(const std::vector<MemberSlot>& out, size_t begin, Py_ssize_t offset) {
+    for (size_t i = begin; i < out.size(); ++i)
+        if (out[i].offset == offset) return true;
+    return false;
+}
+
+}  // namespace
+
+void collect_member_slots(PyTypeObject* tp, const TypeFacts& facts, std::vector<MemberSlot>& out) {
+    const size_t begin = out.size();
+    // label_instance labels a heap type's instance dict from tp_dictoffset;
+    // a C base may also declare that slot as a member (SimpleNamespace's
+    // __dict__): one reference, labelled once, as the __dict__ Field.
+    Py_ssize_t dict_slot = 0;
+    if (facts.heap && !compat::has_managed_dict(tp) && facts.kind != ObjectKind::Type &&
+        facts.kind != ObjectKind::Module && tp->tp_dictoffset > 0)
+        dict_slot = tp->tp_dictoffset;
+    // tp_members is not inherited: each class lists its own, so the whole
+    // base chain is read. Static types of a kind with its own labeller
+    // (functions, descriptors...) end it: that labeller names their fields
+    // already, and labelling a reference twice would count it twice.
+    for (PyTypeObject* t = tp; t != nullptr; t = t->tp_base) {
+        const bool heap = (t->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0;
+        if (!heap && facts.kind != ObjectKind::Other) break;
         for (PyMemberDef* m = t->tp_members; m != nullptr && m->name != nullptr; ++m) {
-            if (compat::member_holds_object(m->type)) {
-                f.object_members = true;
-                break;
-            }
+            if (!compat::member_holds_object(m->type)) continue;
+            // Two members naming one slot (staticmethod and classmethod
+            // expose their callable as both __func__ and __wrapped__, 3.10+;
+            // a subclass may re-declare a base's field) are one reference.
+            if (m->offset == dict_slot || slot_taken(out, begin, m->offset)) continue;
+            out.push_back({m->offset, m->name, member_is_borrowed(t, m->name)});
         }
     }
-    return f;
 }
 
 }  // namespace refscope::probe

@@ -10,6 +10,7 @@
 #include <Python.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace refscope::probe {
 
@@ -45,16 +46,34 @@ struct TypeFacts {
     bool heap = false;      // Py_TPFLAGS_HEAPTYPE: instances own a reference to it
     bool gc = false;        // Py_TPFLAGS_HAVE_GC
     bool has_tp_is_gc = false;
-    // Some type in the tp_base chain declares an object member (T_OBJECT /
-    // T_OBJECT_EX in tp_members): a strong reference by CPython's convention
-    // (PyMember_SetOne increfs, the type's dealloc decrefs), whether or not
-    // the type's tp_traverse reports it.
-    bool object_members = false;
+    // The object members an instance holds (collect_member_slots), as a
+    // range of the walker's member table; 0 members: none to label.
+    uint32_t members_begin = 0;
+    uint32_t members_count = 0;
+    // tp_traverse reports, once per link of a private list of non-GC
+    // objects, the links' type on their behalf (functools' lru_cache wrapper,
+    // 3.10+): repeated reports of such a type are not references of its own.
+    bool reports_link_types = false;
     // Describer list of the type (DescribeSession::describers_for), 0 = none.
     uint32_t describers = 0;
 };
 
 TypeFacts classify_type(PyTypeObject* tp);
+
+// An object member (T_OBJECT / T_OBJECT_EX in tp_members): a strong
+// reference by CPython's convention (PyMember_SetOne increfs, the type's
+// dealloc decrefs), whether or not the type's tp_traverse reports it —
+// unless `borrowed` (a type known to break the convention).
+struct MemberSlot {
+    Py_ssize_t offset;
+    const char* name;
+    bool borrowed;
+};
+
+// Appends to `out` the object members of `tp` and its bases that the walk
+// labels, one per slot: a member aliasing a slot already labelled (by an
+// earlier member, or as the instance's __dict__) is the same reference.
+void collect_member_slots(PyTypeObject* tp, const TypeFacts& facts, std::vector<MemberSlot>& out);
 
 // PyObject_IS_GC without the function call.
 inline bool object_is_gc(PyObject* op, const TypeFacts& facts) {
