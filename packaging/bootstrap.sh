@@ -34,6 +34,7 @@ packages=(
     # probe's recogniser and the fixtures; NumPy, Numba and pytest for
     # Debian's python3 (the pyenv Pythons get the header-only parts only).
     pybind11-dev python3-pybind11 python3-numpy python3-numba python3-pytest
+    python3-django python3-sympy python3-pandas  # the real-program tier (tests/realprograms)
     gdb                          # python -m refscope attach, and its tests
     debootstrap curl             # the Debian 13/testing test roots (packaging/distro-root.sh)
     clang libclang-rt-14-dev     # the libFuzzer targets (tests/format, tests/protocol)

@@ -40,6 +40,7 @@ common=(
     libgraphviz-dev graphviz fonts-dejavu-core qt6-base-dev qt6-svg-dev libgl-dev
     pybind11-dev python3-pybind11 nanobind-dev python3-nanobind
     python3-numpy python3-torch python3-numba python3-pytest gdb
+    python3-django python3-sympy python3-pandas   # the real-program tier (tests/realprograms)
 )
 case "$name" in
 trixie) suite=trixie; extra=(python3-dev python3.13-dev) ;;

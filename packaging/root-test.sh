@@ -27,5 +27,5 @@ grep -E "refscope probe|pybind11|nanobind" "$build.configure.log" || true
 cmake --build "$build" -- -j"$(nproc)"
 cd "$build"
 # Tests that exercise the distribution's own libraries; "N tests passed" totals.
-ctest -j"$(nproc)" --output-on-failure -L 'probe|cpp_ext|scenarios|graphviz|format|analysis' \
+ctest -j"$(nproc)" --output-on-failure -L 'probe|cpp_ext|scenarios|realprograms|graphviz|format|analysis' \
     ${REFSCOPE_CTEST_ARGS:-}

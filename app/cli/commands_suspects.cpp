@@ -130,6 +130,19 @@ void write_json(const CliOptions& options, const std::string& file, const Snapsh
         json.field("survivor_bytes", g.survivor_bytes);
         json.field("large_objects", g.large_objects);
         json.field("largest_retained", g.largest_retained);
+        json.field("lead_objects", g.lead_objects);
+        json.key("lead_holder");
+        if (g.lead_holder != kNoNode) {
+            json.begin_object();
+            json.field("name", g.lead_holder_name);
+            json.field("objects", g.lead_holder_objects);
+            json.key("node");
+            write_node(json, node_report(s, roots, g.lead_holder));
+            json.field("description", describe_node(s, g.lead_holder));
+            json.end_object();
+        } else {
+            json.null();
+        }
         json.field("finalizer_objects", g.finalizer_objects);
         json.key("finalizer");
         write_finalizer(json, g.finalizer_objects > 0 ? std::optional(finalizer_report(s, roots, g.finalizer_trap))

@@ -292,7 +292,7 @@ TEST(LeakSuspectsScenario, GrowthOfAThousandSessionsIsRanked) {
     EXPECT_EQ(marked, 1000u);
 }
 
-TEST(LeakSuspectsScenario, SmallGrowthRanksBelowAnUncollectableCycle) {
+TEST(LeakSuspectsScenario, SmallGrowthInOneHolderRanksAboveAnUncollectableCycle) {
     const auto base = testing::analyse(interpreter_heap({.sessions = 10, .sequence = 1}));
     Scenario sc{.wrapper_cycle = true, .sessions = 30, .sequence = 2};
     const auto now = testing::analyse(interpreter_heap(sc));
@@ -300,12 +300,15 @@ TEST(LeakSuspectsScenario, SmallGrowthRanksBelowAnUncollectableCycle) {
     SuspectInputs inputs = now->suspect_inputs();
     inputs.diff = &diff;
     const LeakSuspects suspects(inputs);
-    // Twenty new sessions (960 B) weigh less than a cycle the collector
-    // cannot free; the wrapper is new too, but one object is not growth.
-    EXPECT_EQ(rank_of(suspects, "fixture.Wrapper"), 0u);
-    EXPECT_EQ(suspects.groups()[0].kinds, kSuspectUncollectableCycle);
-    EXPECT_EQ(rank_of(suspects, "app.Session"), 1u);
-    EXPECT_EQ(suspects.groups()[1].growth_objects, 20);
+    // Twenty new sessions (960 B) that all accumulate in one list lead a
+    // growth, and outrank a cycle the collector cannot free; the wrapper is
+    // new too, but one object is not growth.
+    EXPECT_EQ(rank_of(suspects, "app.Session"), 0u);
+    EXPECT_EQ(suspects.groups()[0].kinds, kSuspectGrowth | kSuspectGrowingHolder);
+    EXPECT_EQ(suspects.groups()[0].growth_objects, 20);
+    EXPECT_EQ(suspects.groups()[0].lead_holder_objects, 20u);
+    EXPECT_EQ(rank_of(suspects, "fixture.Wrapper"), 1u);
+    EXPECT_EQ(suspects.groups()[1].kinds, kSuspectUncollectableCycle);
 
     // Below the growth threshold there is no growth evidence at all.
     SuspectOptions strict;
@@ -325,13 +328,17 @@ TEST(LeakSuspectsScenario, ThreeSnapshotSurvivorsAreGroupedByType) {
     ASSERT_FALSE(suspects.groups().empty());
     const SuspectGroup& top = suspects.groups()[0];
     EXPECT_EQ(top.type, "app.Session");
-    EXPECT_EQ(top.kinds, kSuspectSurvivor);
+    EXPECT_EQ(top.kinds, kSuspectSurvivor | kSuspectGrowingHolder);
     EXPECT_EQ(top.survivor_objects, 1000u);
     EXPECT_EQ(top.survivor_bytes, 48'000u);
     EXPECT_EQ(top.objects, 1000u);
+    EXPECT_EQ(top.lead_objects, 1000u);
+    EXPECT_EQ(top.lead_holder_objects, 1000u);
+    EXPECT_EQ(top.lead_holder_name, "app.SESSIONS");
     EXPECT_EQ(top.reason,
               "1,000 objects of type app.Session (46.9 KiB) allocated between snapshots 1 and 2 "
-              "are still alive in snapshot 3");
+              "are still alive in snapshot 3; new app.Session objects accumulate in app.SESSIONS "
+              "(list @ 0x7f0000007900 (sessions)): it holds 1,000 of the 1,000 surviving ones");
     // The requests were freed again: no row for them.
     EXPECT_EQ(suspects.find("app.Request"), nullptr);
     // Besides the survivors' own row, only the list they accumulate in.

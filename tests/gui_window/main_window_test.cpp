@@ -157,20 +157,25 @@ void MainWindowTest::topSuspectShowsItsPath() {
     QVERIFY(open_scenario(window));
     QVERIFY(window.selectTopSuspect());
     QVERIFY(wait_settled(window));
-    // With the baseline, the top suspect is the registry dict where the
-    // growth accumulates: its path runs from sys.modules through the module.
+    // With the baseline, the top suspect is the new sessions, led into the
+    // registry dict they accumulate in: the path runs from sys.modules
+    // through the module and that dict.
     const analysis::LeakSuspects* suspects = window.workspace()->suspects();
     QVERIFY(suspects && !suspects->groups().empty());
-    QVERIFY(suspects->groups().front().kinds & analysis::kSuspectLargeRetained);
+    const analysis::SuspectGroup& top = suspects->groups().front();
+    QCOMPARE(QString::fromStdString(top.type), QStringLiteral("leaky_registry.Session"));
+    QVERIFY(top.kinds & analysis::kSuspectGrowingHolder);
     const QString path = window.selectedPathText();
     // Word for word the chain `refscope-cli path` prints.
     QVERIFY2(path.startsWith(QStringLiteral("sys.modules → dict (len=")), qPrintable(path));
     QVERIFY2(path.contains(QStringLiteral("→ ['leaky_registry'] → module leaky_registry → .__dict__ → ")),
              qPrintable(path));
-    QVERIFY2(path.endsWith(QStringLiteral("→ ['_sessions'] → dict (len=250)")), qPrintable(path));
-    // Its reasons are spelled out under the list.
-    QVERIFY(window.workspace()->suspectsPanel()->reasonText().contains(QLatin1String("the growth accumulates there")));
-    QCOMPARE(window.workspace()->selectedObject(), suspects->groups().front().representative);
+    QVERIFY2(path.contains(QStringLiteral("→ ['_sessions'] → dict (len=250) → ")), qPrintable(path));
+    QVERIFY2(path.contains(QStringLiteral("leaky_registry.Session")), qPrintable(path));
+    // Its reasons are spelled out under the list, naming the holder.
+    const QString reason = window.workspace()->suspectsPanel()->reasonText();
+    QVERIFY2(reason.contains(QLatin1String("accumulate in leaky_registry._sessions")), qPrintable(reason));
+    QCOMPARE(window.workspace()->selectedObject(), top.representative);
 }
 
 void MainWindowTest::suspectRowsListTheirObjects() {
@@ -248,6 +253,9 @@ void MainWindowTest::retainedShowsWhatItKeepsAlive() {
     window.show();
     QVERIFY(open_scenario(window));
     QVERIFY(window.selectTopSuspect());
+    // The holder the top suspect names: the registry dict.
+    window.workspace()->selectObject(window.workspace()->suspects()->groups().front().lead_holder);
+    QVERIFY(wait_settled(window));
     RetainedPanel* panel = window.workspace()->retainedPanel();
     RetainedTreeModel* model = panel->model();
     QCOMPARE(model->target(), window.workspace()->selectedObject());

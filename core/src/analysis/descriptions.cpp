@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 
+#include "refscope/analysis/graph_index.h"
 #include "refscope/analysis/root_classes.h"
 
 namespace refscope::analysis {
@@ -141,6 +142,79 @@ std::string describe_root(const Snapshot& s, const RootRef& root) {
 std::string_view root_thread_name(const Snapshot& s, const RootRef& root) {
     if (root.kind != format::RootKind::ThreadStack || root.thread >= s.threads.size()) return {};
     return s.strings.view(s.threads[root.thread].name);
+}
+
+}  // namespace refscope::analysis
+
+namespace refscope::analysis {
+namespace {
+
+bool is_identifier(std::string_view text) {
+    const auto word = [](char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+    return !text.empty() && !(text[0] >= '0' && text[0] <= '9') && std::all_of(text.begin(), text.end(), word);
+}
+
+}  // namespace
+
+std::string dotted_name(const GraphIndex& index, const RetentionPath& path) {
+    const Snapshot& s = index.snapshot();
+    const auto is_module = [&](uint32_t node) { return node < s.node_count() && type_name(s, node) == "module"; };
+    // The module a node is, or whose namespace dict it is.
+    const auto module_of = [&](uint32_t node) -> uint32_t {
+        if (is_module(node)) return node;
+        for (const uint32_t e : index.in_edges(node)) {
+            if (static_cast<EdgeKind>(s.edge_kind[e]) == EdgeKind::Field && is_module(index.source(e)) &&
+                s.strings.view(s.edge_label[e]) == "__dict__")
+                return index.source(e);
+        }
+        return kNoNode;
+    };
+    // The last module on the path names where the object lives: everything
+    // before it is how the interpreter reaches modules (sys.modules, a
+    // frame's globals). Without one, a thread's local variable does.
+    std::string name;
+    size_t start = 0;
+    for (size_t i = path.edges.size() + 1; i-- > 0;) {
+        const uint32_t node = i == 0 ? path.root_node : s.edge_target[path.edges[i - 1]];
+        const uint32_t module = module_of(node);
+        if (module != kNoNode) {
+            name = std::string(s.strings.view(s.node_preview[module]));
+            start = i;
+            break;
+        }
+    }
+    if (name.empty() && path.root_record < s.roots.size()) {
+        const std::string_view label = s.strings.view(s.roots[path.root_record].label);
+        const size_t local = label.rfind(", local ");
+        if (local != std::string_view::npos) name = std::string(label.substr(local + 8));
+    }
+    if (name.empty() && std::none_of(path.edges.begin(), path.edges.end(), [&](uint32_t e) {
+            return static_cast<EdgeKind>(s.edge_kind[e]) == EdgeKind::Local;
+        }))
+        return "";
+    for (size_t i = start; i < path.edges.size(); ++i) {
+        const uint32_t e = path.edges[i];
+        const auto kind = static_cast<EdgeKind>(s.edge_kind[e]);
+        std::string step = describe_edge(s, e);
+        // A module's, class's or instance's namespace dict is implied by the dot.
+        if (kind == EdgeKind::Field && step == ".__dict__") continue;
+        // A frame's or generator's local variable starts a name of its own.
+        if (kind == EdgeKind::Local) {
+            name = std::string(s.strings.view(s.edge_label[e]));
+            continue;
+        }
+        if (kind == EdgeKind::DictValue && step.size() > 4 && step.starts_with("['") && step.ends_with("']") &&
+            is_identifier(std::string_view(step).substr(2, step.size() - 4))) {
+            step = "." + step.substr(2, step.size() - 4);  // an identifier key reads as an attribute
+        }
+        // A step without a name ends the name: what follows is shown by
+        // the caller's description of the object.
+        if (kind != EdgeKind::DictValue && kind != EdgeKind::Attribute && kind != EdgeKind::Slot &&
+            kind != EdgeKind::Field && kind != EdgeKind::Index)
+            return name + " → …";
+        name += step;
+    }
+    return name;
 }
 
 }  // namespace refscope::analysis

@@ -56,6 +56,7 @@ std::string_view suspect_kind_name(uint8_t kind) {
         case kSuspectSurvivor: return "survivor";
         case kSuspectLargeRetained: return "large retained";
         case kSuspectOwnFinalizer: return "own finalizer";
+        case kSuspectGrowingHolder: return "growing holder";
         default: return "?";
     }
 }

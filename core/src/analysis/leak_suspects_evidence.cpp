@@ -276,12 +276,8 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
         const auto slot = [n_nodes](uint32_t v) {
             return v == kSuperRoot ? n_nodes : v == kUnexplainedRoot ? n_nodes + 1 : v;
         };
-        std::vector<uint32_t> order;
-        order.reserve(static_cast<size_t>(dom.reachable_count()) + 2);
-        order.push_back(kSuperRoot);
-        for (size_t i = 0; i < order.size(); ++i) {
-            for (const uint32_t child : dom.children(order[i])) order.push_back(child);
-        }
+        std::vector<uint32_t> order = dominator_order(dom);
+        find_growth_leads(in, options, order, ev, kinds);
         std::vector<uint32_t> fresh(static_cast<size_t>(n_nodes) + 2, 0);
         for (size_t i = order.size(); i-- > 1;) {
             const uint32_t v = order[i];

@@ -12,6 +12,9 @@
 
 namespace refscope::analysis::detail {
 
+// SuspectEvidence::lead_of of a new object under a bounded cache's link.
+inline constexpr uint32_t kInBoundedCache = 0xFFFFFFF0u;
+
 struct SuspectEvidence {
     explicit SuspectEvidence(const Snapshot& snapshot) : s(snapshot) {}
 
@@ -34,6 +37,11 @@ struct SuspectEvidence {
     uint32_t accumulation = kNoNode;
     uint64_t accumulated = 0;
     uint64_t accumulated_total = 0;
+    // Growth leads (leak_suspects_leads.cpp), with a baseline: per node, the
+    // old object holding it if it leads a growth, and the lead whose growth
+    // it is part of (itself for a lead), kNoNode otherwise.
+    std::vector<uint32_t> lead_holder;
+    std::vector<uint32_t> lead_of;  // or kInBoundedCache
     // Objects kept alive by their own finalizer, by increasing referent.
     std::vector<FinalizerTrap> traps;
     const FinalizerTrap* trap_of(uint32_t node) const;
@@ -50,6 +58,15 @@ struct SuspectEvidence {
 // the inputs.
 SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOptions& options,
                                         std::vector<uint8_t>& kinds);
+
+// The dominator tree in breadth-first order from kSuperRoot: parents first.
+std::vector<uint32_t> dominator_order(const DominatorTree& dom);
+
+// Marks the new objects that lead a growth (kSuspectGrowingHolder) with
+// their holders, and makes the growth and survival of the parts of a growth
+// and of a bounded cache's contents noise (leak_suspects_leads.cpp).
+void find_growth_leads(const SuspectInputs& in, const SuspectOptions& options, const std::vector<uint32_t>& order,
+                       SuspectEvidence& ev, std::vector<uint8_t>& kinds);
 
 // Folds the evidence into rows per (type name, confidence), writes their
 // reasons and scores, and returns them in order; then clears the kinds of

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "refscope/analysis/display_text.h"
+#include "refscope/analysis/retention_paths.h"
 #include "refscope/snapshot.h"
 
 namespace refscope::analysis {
@@ -44,6 +45,15 @@ std::string describe_node_at(const Snapshot& snapshot, uint32_t node);
 // The root record's own label ("sys.modules['app']", "frame app.py:12 in
 // main, local x"), or the kind's name when the probe gave none.
 std::string describe_root(const Snapshot& snapshot, const RootRef& root);
+
+// The name a program would use for the object at the end of `path`: from
+// the last module (or module namespace) on the path — without one, from the
+// root's local variable —, its attributes, dict keys and indexes
+// ("shop.views.RECENT_ORDERS", "weakref.finalize._registry",
+// "app.CACHE['k'][3]"), ending in " → …" at the first step without a name
+// (a positional reference: "__main__.build → …"), or "" when no module is
+// on the path.
+std::string dotted_name(const GraphIndex& index, const RetentionPath& path);
 // The thread's name for a thread-stack root, "" otherwise.
 std::string_view root_thread_name(const Snapshot& snapshot, const RootRef& root);
 

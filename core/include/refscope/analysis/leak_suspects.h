@@ -16,6 +16,11 @@
 //   own finalizer         kept alive only by the state of a weak-reference
 //                         callback waiting for it to be freed (a finalizer
 //                         trap, finalizer_traps.h): it never goes
+//   growing holder        (with a baseline) new object that leads a growth:
+//                         the topmost new object of a program type below an
+//                         old object, its holder; the new objects around and
+//                         below it are parts of its growth, not evidence of
+//                         their own (the row names the holder)
 //   large retained        among the objects retaining the most bytes, or
 //                         (with a diff or survivors) the object where the
 //                         growth accumulates: the deepest one whose
@@ -65,11 +70,13 @@ enum SuspectKind : uint8_t {
     kSuspectSurvivor = 0x10,
     kSuspectLargeRetained = 0x20,
     kSuspectOwnFinalizer = 0x40,
+    kSuspectGrowingHolder = 0x80,
 };
-inline constexpr int kSuspectKindCount = 7;
+inline constexpr int kSuspectKindCount = 8;
 
 // "unexplained surplus", "unreachable", "uncollectable cycle", "growth",
-// "survivor", "large retained", "own finalizer" (also the JSON names). `kind`
+// "survivor", "large retained", "own finalizer", "growing holder" (also the
+// JSON names). `kind`
 // is one bit.
 std::string_view suspect_kind_name(uint8_t kind);
 // The names of the set bits, in bit order, joined with ", ".
@@ -154,6 +161,10 @@ struct SuspectGroup {
     // dominator subtree holds more than half of the new/surviving objects.
     uint32_t accumulation_node = kNoNode;
     uint64_t accumulated_objects = 0;   // new/surviving objects it dominates
+    uint64_t lead_objects = 0;          // new objects leading a growth (growing holder)
+    uint32_t lead_holder = kNoNode;     // the old object holding most of them
+    uint64_t lead_holder_objects = 0;   // how many it holds
+    std::string lead_holder_name;       // its name along its retention path ("shop.views.RECENT_ORDERS"), or ""
     uint64_t finalizer_objects = 0;     // kept alive by their own finalizer
     FinalizerTrap finalizer_trap;       // the first of them (referent kNoNode if none)
 
