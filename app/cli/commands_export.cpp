@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -29,12 +31,15 @@ namespace {
 using namespace refscope::analysis;
 namespace gv = refscope::graphviz;
 
+// `-o -`: the output goes to standard output.
+constexpr std::string_view kStandardOutput = "-";
+
 // --type NAME draws this many instances, the most telling first.
 constexpr size_t kTypeTargets = 3;
 
 gv::OutputFormat choose_format(const CliOptions& options) {
     if (!options.format.empty()) return gv::parse_output_format(options.format);
-    if (options.output.empty()) return gv::OutputFormat::Dot;
+    if (options.output.empty() || options.output == kStandardOutput) return gv::OutputFormat::Dot;
     const auto from_name = gv::output_format_for_path(options.output);
     if (!from_name) {
         throw UsageError(options.verb, "cannot tell the format from '" + options.output +
@@ -61,7 +66,7 @@ uint64_t file_size_or_zero(const std::string& path) {
 void run_export_path(const CliOptions& options, const SnapshotAnalysis& a, std::ostream& out) {
     const Snapshot& s = a.snapshot();
     const gv::OutputFormat format = choose_format(options);
-    const bool to_stdout = options.output.empty();
+    const bool to_stdout = options.output.empty() || options.output == kStandardOutput;
     if (to_stdout && options.json) {
         throw UsageError(options.verb, "--json reports on a written file: give -o OUT");
     }
@@ -144,6 +149,14 @@ void run_export_path(const CliOptions& options, const SnapshotAnalysis& a, std::
 void run_export_heapsnapshot(const CliOptions& options, const SnapshotAnalysis& a, std::ostream& out) {
     exporting::HeapsnapshotOptions export_options;
     export_options.python_types_only = options.python_types;
+    if (options.output == kStandardOutput) {
+        // The export is the output: no report after it.
+        if (options.json) throw UsageError(options.verb, "--json reports on a written file: give -o OUT");
+        exporting::write_heapsnapshot(a.index(), a.roots(), out, export_options);
+        out.flush();
+        if (!out) throw std::runtime_error("cannot write the export to standard output");
+        return;
+    }
     const exporting::HeapsnapshotStats stats =
         exporting::write_heapsnapshot_file(a.index(), a.roots(), options.output, export_options);
     if (options.json) {

@@ -1,7 +1,9 @@
 // AtomicFile (refscope/format/atomic_file.h): a committed file replaces the
 // old one whole; an abandoned or failed one leaves the old file and no
-// temporary behind; errors name the step and the file.
+// temporary behind; errors name the step and the file; FIFOs, devices and
+// symbolic links are written through or followed, never replaced.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "refscope/format/atomic_file.h"
 
@@ -87,19 +90,98 @@ TEST_F(AtomicFileTest, ErrorsNameTheStepAndTheFile) {
         EXPECT_NE(std::string(e.what()).find("cannot create " + missing + ".tmp."), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find(errno_text(ENOENT)), std::string::npos) << e.what();
     }
-    // Renaming over a directory fails: the temporary goes, the directory stays.
+    // A directory is not a regular file: it is not replaced, and cannot be
+    // written into.
     const std::string directory = (dir_ / "a-directory").string();
     fs::create_directories(fs::path(directory) / "inside");
-    AtomicFile file(directory);
-    file.write("x", 1);
     try {
-        file.commit();
-        FAIL() << "renamed a file over a non-empty directory";
+        AtomicFile file(directory);
+        FAIL() << "opened a directory for writing";
     } catch (const AtomicFileError& e) {
-        EXPECT_NE(std::string(e.what()).find("cannot rename "), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("cannot open " + directory + " for writing: " + errno_text(EISDIR)),
+                  std::string::npos)
+            << e.what();
     }
     EXPECT_TRUE(fs::is_directory(directory));
     EXPECT_EQ(files(), 2u);  // out.bin and the directory: no temporary left
+    try {
+        AtomicFile file("");
+        FAIL() << "accepted an empty file name";
+    } catch (const AtomicFileError& e) {
+        EXPECT_STREQ(e.what(), "no file name given");
+    }
+}
+
+// Only regular files are replaced: a FIFO is written into and stays a FIFO.
+TEST_F(AtomicFileTest, AFifoIsWrittenThroughNotReplaced) {
+    const std::string fifo = (dir_ / "pipe").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::string received;
+    std::thread reader([&] {
+        std::ifstream in(fifo);
+        std::stringstream text;
+        text << in.rdbuf();
+        received = text.str();
+    });
+    {
+        AtomicFile file(fifo);  // blocks until the reader opens its end
+        EXPECT_TRUE(file.writes_through());
+        file.write("through", 7);
+        file.commit();
+    }
+    reader.join();
+    EXPECT_EQ(received, "through");
+    EXPECT_TRUE(fs::is_fifo(fifo));
+    EXPECT_EQ(files(), 2u);
+}
+
+// A device is written into, never replaced by a regular file, and its
+// errors are reported: /dev/full is always full.
+TEST_F(AtomicFileTest, ADeviceIsWrittenThroughAndItsErrorsReported) {
+    {
+        AtomicFile null("/dev/null");
+        null.write("gone", 4);
+        null.commit();
+    }
+    EXPECT_TRUE(fs::is_character_file("/dev/null"));
+    try {
+        AtomicFile full("/dev/full");
+        full.write("x", 1);
+        full.commit();
+        FAIL() << "wrote to /dev/full";
+    } catch (const AtomicFileError& e) {
+        EXPECT_NE(std::string(e.what()).find("cannot write /dev/full: " + errno_text(ENOSPC)), std::string::npos)
+            << e.what();
+    }
+    EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+// A symbolic link stays a link: its regular target is replaced atomically,
+// and a dangling link's target is created.
+TEST_F(AtomicFileTest, ASymlinkKeepsBeingALink) {
+    const fs::path link = dir_ / "link.bin";
+    fs::create_symlink(path_, link);
+    {
+        AtomicFile file(link.string());
+        EXPECT_FALSE(file.writes_through());
+        EXPECT_EQ(fs::path(file.temporary()).parent_path(), fs::canonical(dir_));
+        file.write("via link", 8);
+        file.commit();
+    }
+    EXPECT_TRUE(fs::is_symlink(link));
+    EXPECT_EQ(contents(), "via link");
+    const fs::path dangling = dir_ / "dangling.bin";
+    fs::create_symlink(dir_ / "target.bin", dangling);
+    {
+        AtomicFile file(dangling.string());
+        file.write("made", 4);
+        file.commit();
+    }
+    EXPECT_TRUE(fs::is_symlink(dangling));
+    std::ifstream made(dir_ / "target.bin");
+    std::string text;
+    made >> text;
+    EXPECT_EQ(text, "made");
 }
 
 }  // namespace

@@ -323,7 +323,9 @@ Snapshot read_snapshot_file(const std::string& path) {
         if (err) m += ": " + std::generic_category().message(err);
         return ReadError(ReadErrorCode::Io, m);
     };
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is then
+    // refused below (a snapshot is a file: its size is read first).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw io_error("open failed", errno);
     struct FdCloser {
         int fd;
@@ -332,7 +334,7 @@ Snapshot read_snapshot_file(const std::string& path) {
     struct stat st {};
     if (::fstat(fd, &st) != 0) throw io_error("stat failed", errno);
     if (S_ISDIR(st.st_mode)) throw io_error("is a directory", 0);
-    if (!S_ISREG(st.st_mode)) throw io_error("not a regular file", 0);
+    if (!S_ISREG(st.st_mode)) throw io_error("not a regular file (a FIFO, socket or device)", 0);
     std::vector<uint8_t> bytes(static_cast<size_t>(st.st_size));
     size_t got = 0;
     while (got < bytes.size()) {

@@ -4,6 +4,13 @@
 // at any step removes the temporary and leaves whatever was at the path
 // untouched. Snapshots, .heapsnapshot exports and rendered images are
 // written this way.
+//
+// Only a regular file is replaced. A path that names something else — a
+// FIFO, a device such as /dev/null or /dev/full, /dev/stdout — is written
+// through, in place: replacing it would destroy the device node or the pipe
+// (and as root, turn /dev/full into a regular file). A symbolic link is
+// followed: its regular target is replaced atomically beside the target, so
+// the link stays a link; a dangling link's target is created.
 #pragma once
 
 #include <stdexcept>
@@ -23,7 +30,9 @@ public:
 class AtomicFile {
 public:
     // Creates the temporary, mode 0644 (whatever the umask), with a name unique to this process
-    // and call ("<path>.tmp.<pid>.<n>"), so concurrent writers never collide.
+    // and call ("<path>.tmp.<pid>.<n>"), so concurrent writers never collide;
+    // or, for a path that is not a regular file, opens it for writing
+    // through. An empty path is refused.
     explicit AtomicFile(std::string path);
     AtomicFile(const AtomicFile&) = delete;
     AtomicFile& operator=(const AtomicFile&) = delete;
@@ -31,11 +40,14 @@ public:
     ~AtomicFile();
 
     int fd() const { return fd_; }
+    // The file being written: the temporary, or the path itself when
+    // writing through.
     const std::string& temporary() const { return temporary_; }
+    bool writes_through() const { return through_; }
     // Writes all of `size` bytes, retrying interrupted and short writes.
     void write(const void* data, size_t size);
-    // fsync, close, rename over the path. Throws AtomicFileError; the
-    // temporary is gone either way.
+    // fsync, close, rename over the path (writing through: close). Throws
+    // AtomicFileError; the temporary is gone either way.
     void commit();
 
 private:
@@ -43,6 +55,7 @@ private:
     std::string path_;
     std::string temporary_;
     int fd_ = -1;
+    bool through_ = false;
 };
 
 }  // namespace refscope::format
