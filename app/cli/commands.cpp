@@ -178,6 +178,10 @@ PathReport make_path(const CliOptions& options, const SnapshotAnalysis& a) {
     if (why.holder != kNoNode) r.holder = node_report(s, a.roots(), why.holder);
     r.holder_hops = hops_along(a, why.holder_edges);
     r.search_truncated = why.search_truncated;
+    if (why.likely_holder != kNoNode) {
+        r.likely_holder = node_report(s, a.roots(), why.likely_holder);
+        r.likely_holder_hops = hops_along(a, why.likely_holder_edges);
+    }
     return r;
 }
 

@@ -12,6 +12,7 @@
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
 #include "refscope/analysis/descriptions.h"
+#include "refscope/analysis/inferred_holders.h"
 #include "text_table.h"
 #include "verbs.h"
 
@@ -148,6 +149,25 @@ std::string types_text(const Snapshot& s, const std::vector<TypeTally>& types) {
     return text;
 }
 
+// The likely cycles through undescribed C++ members (inferred_holders.h):
+// not in the snapshot's graph, so apart from the cycles table and marked as
+// inferred.
+void write_inferred_text(const Snapshot& s, const std::vector<InferredHolder>& inferred, size_t limit,
+                         std::ostream& out) {
+    if (inferred.empty()) return;
+    out << '\n' << with_thousands(inferred.size())
+        << (inferred.size() == 1 ? " likely cycle" : " likely cycles")
+        << " through a C++ member (inferred, not in the snapshot's graph)"
+        << (inferred.size() > limit ? "; the first " + with_thousands(limit) : std::string()) << ":\n";
+    for (size_t i = 0; i < inferred.size() && i < limit; ++i) {
+        const InferredHolder& h = inferred[i];
+        std::string chain = describe_node(s, h.held);
+        for (uint32_t e : h.edges) chain += " \u2192 " + describe_edge(s, e) + " \u2192 " + describe_node(s, s.edge_target[e]);
+        out << "  " << chain << " \u2192 (C++ member) \u2192 " << describe_node(s, h.held) << "\n    " << h.text
+            << '\n';
+    }
+}
+
 void write_cycles_text(const Snapshot& s, const Cycles& cycles, const std::vector<uint32_t>& shown,
                        std::ostream& out) {
     uint64_t uncollectable_cycles = 0, uncollectable_bytes = 0;
@@ -180,8 +200,31 @@ void write_cycles_text(const Snapshot& s, const Cycles& cycles, const std::vecto
     table.print(out);
 }
 
+void write_inferred_json(JsonWriter& json, const Snapshot& s, const SnapshotAnalysis& a,
+                         const std::vector<InferredHolder>& inferred, size_t limit) {
+    json.field("inferred_count", inferred.size());
+    json.key("inferred_cycles");
+    json.begin_array();
+    for (size_t i = 0; i < inferred.size() && i < limit; ++i) {
+        const InferredHolder& h = inferred[i];
+        json.begin_object();
+        json.field("inferred", true);
+        json.key("held");
+        write_node(json, node_report(s, a.roots(), h.held));
+        json.field("unexplained", h.unexplained);
+        json.key("likely_holder");
+        write_node(json, node_report(s, a.roots(), h.holder));
+        json.key("hops");
+        write_hops(json, hops_along(a, h.edges));
+        json.field("reason", h.text);
+        json.end_object();
+    }
+    json.end_array();
+}
+
 void write_cycles_json(const std::string& file, const Snapshot& s, const SnapshotAnalysis& a,
-                       const Cycles& cycles, const std::vector<uint32_t>& shown, std::ostream& out) {
+                       const Cycles& cycles, const std::vector<uint32_t>& shown,
+                       const std::vector<InferredHolder>& inferred, size_t limit, std::ostream& out) {
     JsonWriter json(out);
     begin_report(json, "cycles", file);
     json.field("count", cycles.count());
@@ -254,6 +297,7 @@ void write_cycles_json(const std::string& file, const Snapshot& s, const Snapsho
         json.end_object();
     }
     json.end_array();
+    write_inferred_json(json, s, a, inferred, limit);
     json.end_object();
 }
 
@@ -273,10 +317,12 @@ void run_cycles(const CliOptions& options, const SnapshotAnalysis& a, std::ostre
     const Cycles& cycles = *a.cycles();
     const size_t limit = limit_or_all(options.top, kDefaultTop);
     const std::vector<uint32_t> shown = cycles.ranked(limit == SIZE_MAX ? 0 : limit);
+    const std::vector<InferredHolder> inferred = infer_holders(a.index(), a.roots());
     if (options.json) {
-        write_cycles_json(options.file, snapshot, a, cycles, shown, out);
+        write_cycles_json(options.file, snapshot, a, cycles, shown, inferred, limit, out);
     } else {
         write_cycles_text(snapshot, cycles, shown, out);
+        write_inferred_text(snapshot, inferred, limit, out);
     }
 }
 

@@ -143,6 +143,20 @@ void write_json(const CliOptions& options, const std::string& file, const Snapsh
         } else {
             json.null();
         }
+        // An inference, not evidence (docs/cli.md, "Inferred holders").
+        json.field("inferred", g.likely_holder != kNoNode);
+        json.key("likely_holder");
+        if (g.likely_holder != kNoNode) {
+            write_node(json, node_report(s, roots, g.likely_holder));
+        } else {
+            json.null();
+        }
+        json.key("likely_held");
+        if (g.likely_held != kNoNode) {
+            write_node(json, node_report(s, roots, g.likely_held));
+        } else {
+            json.null();
+        }
         json.field("finalizer_objects", g.finalizer_objects);
         json.key("finalizer");
         write_finalizer(json, g.finalizer_objects > 0 ? std::optional(finalizer_report(s, roots, g.finalizer_trap))

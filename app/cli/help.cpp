@@ -131,8 +131,11 @@ outside (a member has unexplained surplus), invisible edge (an owned
 reference inside the cycle that tp_traverse does not report: the collector
 cannot see the cycle), held by leak, or collectable garbage. Uncollectable
 cycles come first, most bytes first, each with the reason in one sentence.
+Then the likely cycles through a C++ member nobody describes (inferred, not
+in the graph): an object with unexplained surplus that reaches an instance
+of a type without tp_traverse (docs/cli.md, "Inferred holders").
 
-  --top N   list at most N cycles (default 20, 0 = all)
+  --top N   list at most N cycles, and N inferred ones (default 20, 0 = all)
 )"},
     {Verb::Diff, R"(usage: refscope-cli diff A B [--third C] [--top N] [--filter EXPR] [--force] [--json]
 

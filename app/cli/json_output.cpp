@@ -28,6 +28,20 @@ void write_root(JsonWriter& json, const RootReport& root, const NodeReport* node
     json.end_object();
 }
 
+void write_nodes(JsonWriter& json, const std::vector<NodeReport>& nodes) {
+    json.begin_array();
+    for (const NodeReport& node : nodes) write_node(json, node);
+    json.end_array();
+}
+
+void begin_report(JsonWriter& json, std::string_view verb, const std::string& file) {
+    json.begin_object();
+    json.field("verb", verb);
+    json.field("file", file);
+}
+
+}  // namespace
+
 void write_hops(JsonWriter& json, const std::vector<HopReport>& hops) {
     json.begin_array();
     for (const HopReport& hop : hops) {
@@ -43,20 +57,6 @@ void write_hops(JsonWriter& json, const std::vector<HopReport>& hops) {
     }
     json.end_array();
 }
-
-void write_nodes(JsonWriter& json, const std::vector<NodeReport>& nodes) {
-    json.begin_array();
-    for (const NodeReport& node : nodes) write_node(json, node);
-    json.end_array();
-}
-
-void begin_report(JsonWriter& json, std::string_view verb, const std::string& file) {
-    json.begin_object();
-    json.field("verb", verb);
-    json.field("file", file);
-}
-
-}  // namespace
 
 void write_node(JsonWriter& json, const NodeReport& node) {
     json.begin_object();
@@ -231,6 +231,17 @@ void write_json(const PathReport& r, std::ostream& out) {
     json.key("holder_hops");
     write_hops(json, r.holder_hops);
     json.field("search_truncated", r.search_truncated);
+    // The inference, marked as one: a wrapper whose C++ member probably
+    // holds the object with surplus (docs/cli.md, "Inferred holders").
+    json.field("inferred", r.likely_holder.has_value());
+    json.key("likely_holder");
+    if (r.likely_holder) {
+        write_node(json, *r.likely_holder);
+    } else {
+        json.null();
+    }
+    json.key("likely_holder_hops");
+    write_hops(json, r.likely_holder_hops);
     json.key("instances");
     if (r.type_name.empty()) {
         json.null();

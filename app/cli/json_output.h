@@ -13,6 +13,9 @@ namespace refscope::cli {
 // One object of a report as a JSON object (the shape docs/cli.md calls "node").
 void write_node(JsonWriter& json, const NodeReport& node);
 
+// A chain of hops as docs/cli.md's [hop] array.
+void write_hops(JsonWriter& json, const std::vector<HopReport>& hops);
+
 // A finalizer trap as docs/cli.md's "finalizer" object, or null.
 void write_finalizer(JsonWriter& json, const std::optional<FinalizerReport>& finalizer);
 

@@ -108,6 +108,10 @@ struct PathReport {
     std::optional<NodeReport> holder;
     std::vector<HopReport> holder_hops;  // holder → … → target
     bool search_truncated = false;
+    // An inference (analysis/inferred_holders.h): the object with surplus
+    // probably is held by this wrapper's C++ member.
+    std::optional<NodeReport> likely_holder;
+    std::vector<HopReport> likely_holder_hops;  // the object with surplus → … → likely_holder
     // --type:
     std::string type_name;  // empty for --to
     uint64_t instances = 0;

@@ -197,6 +197,12 @@ void write_text(const PathReport& r, std::ostream& out) {
             out << '\n' << "held through: " << chain(r.holder->description, r.holder_hops) << "\n\n";
             print_hops(out, &*r.holder, "(holder)", r.holder_hops);
         }
+        if (r.likely_holder) {
+            // The closing reference is the inference: no edge in the snapshot.
+            const std::string& start = r.holder ? r.holder->description : r.target.description;
+            out << '\n' << "probable cycle (inferred): " << chain(start, r.likely_holder_hops) << kArrow
+                << "(C++ member, not in the snapshot)" << kArrow << start << '\n';
+        }
         return;
     }
     out << chain(r.root->label + std::string(kArrow) + r.root_node.description, r.hops) << "\n\n";

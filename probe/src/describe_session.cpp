@@ -163,6 +163,13 @@ void DescribeSession::begin() {
     }
 }
 
+bool DescribeSession::reports_members(uint32_t list) const {
+    if (list >= lists_.size()) return false;
+    for (uint32_t index : lists_[list])
+        if (describers_[index].reports_members) return true;
+    return false;
+}
+
 uint32_t DescribeSession::describers_for(PyTypeObject* tp) {
     if (by_type_.empty()) return 0;
     auto cached = list_of_type_.find(tp);

@@ -53,6 +53,12 @@ struct Describer {
     refscope_describe_instance_fn describe_instance = nullptr;
     refscope_describe_heap_fn describe_heap = nullptr;
     void* context = nullptr;
+    // A library's own callback reports what its instances' C/C++ members
+    // hold; the probe's pybind11 and nanobind recognisers describe every
+    // bound type but report only the C++ object, keep_alive patients and
+    // function records, never members (docs/format.md, type flag
+    // "described").
+    bool reports_members = true;
     uint32_t failures = 0;
     bool disabled = false;
 };
@@ -142,6 +148,8 @@ public:
     // The describer list of a type (its own and its bases'), as an id for
     // TypeFacts::describers; 0 when none applies.
     uint32_t describers_for(PyTypeObject* tp);
+    // Whether a describer of list `list` reports members (Describer::reports_members).
+    bool reports_members(uint32_t list) const;
 
     // Runs the describers of list `list` on `op` (node `node`, whose own
     // bytes span [op, op + shallow_size)), adding its described edges to

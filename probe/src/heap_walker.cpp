@@ -244,9 +244,15 @@ uint32_t HeapWalker::type_id_for(PyTypeObject* tp) {
     info.name = interner_.intern(qualified);
     info.module = interner_.intern(module);
     info.type_address = reinterpret_cast<uint64_t>(tp);
-    snapshot_.types.push_back(info);
     TypeFacts facts = classify_type(tp);
     facts.describers = describe_->describers_for(tp);
+    // What the analysis needs to tell an instance whose C/C++ members nobody
+    // reported (no tp_traverse, no describe callback) from one the collector
+    // traverses: node flags cannot say it, as a GC type's instance may be
+    // untracked (docs/format.md, "Types").
+    info.flags = static_cast<uint8_t>(format::kTypeFactsRecorded | (facts.gc ? format::kTypeHasGc : 0) |
+                                      (describe_->reports_members(facts.describers) ? format::kTypeDescribed : 0));
+    snapshot_.types.push_back(info);
     facts.members_begin = static_cast<uint32_t>(member_slots_.size());
     collect_member_slots(tp, facts, member_slots_);
     facts.members_count = static_cast<uint32_t>(member_slots_.size() - facts.members_begin);

@@ -266,6 +266,7 @@ void REFSCOPE_NB_ENTRY(DescribeSession& session) {
     instances.library = "nanobind";
     instances.describe_instance = &describe_instance;
     instances.describe_heap = &describe_heap;
+    instances.reports_members = false;
     const uint32_t index = session.add(nullptr, instances);
     for (nbd::nb_internals* p : g_state.domains) {
         for (const auto& entry : p->type_c2p_slow) {

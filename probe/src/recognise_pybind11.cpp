@@ -256,6 +256,7 @@ void REFSCOPE_PASTE(recognise_pybind11_, REFSCOPE_PYBIND11_RELEASE)(DescribeSess
         instances.library = "pybind11";
         instances.describe_instance = &describe_instance;
         instances.describe_heap = &describe_heap;
+        instances.reports_members = false;
         index = session.add(nullptr, instances);
     }
     for (const auto& entry : internals->registered_types_py) {
@@ -274,6 +275,7 @@ void REFSCOPE_PASTE(recognise_pybind11_, REFSCOPE_PYBIND11_RELEASE)(DescribeSess
     Describer records;
     records.library = "pybind11";
     records.describe_instance = &describe_record;
+    records.reports_members = false;
     const uint32_t records_index = session.add(nullptr, records);
     for (const auto& entry : g_state.records) session.add_type(Py_TYPE(entry.first), records_index);
 }

@@ -35,8 +35,8 @@ inline ::testing::AssertionResult same_snapshot(const Snapshot& a, const Snapsho
         x.walk_ns != y.walk_ns)
         return ::testing::AssertionFailure() << "headers differ";
     std::vector<uint64_t> ta, tb;
-    for (const auto& t : a.types) ta.insert(ta.end(), {t.name, t.module, t.type_address});
-    for (const auto& t : b.types) tb.insert(tb.end(), {t.name, t.module, t.type_address});
+    for (const auto& t : a.types) ta.insert(ta.end(), {t.name, t.module, t.type_address, t.flags});
+    for (const auto& t : b.types) tb.insert(tb.end(), {t.name, t.module, t.type_address, t.flags});
     std::vector<uint64_t> ra, rb;
     for (const auto& r : a.roots)
         ra.insert(ra.end(), {r.node, uint64_t(r.kind), r.thread, r.label, r.count});

@@ -172,6 +172,8 @@ std::vector<uint8_t> forge_snapshot(const Snapshot& s, uint16_t major, uint16_t 
     for (const auto& t : s.types) varint(p, t.name);
     for (const auto& t : s.types) varint(p, t.module);
     for (const auto& t : s.types) varint(p, t.type_address);
+    if (minor >= 1)  // 1.1: a byte of kType* flags per type
+        for (const auto& t : s.types) p.push_back(t.flags);
     section(out, SectionId::Types, p);
 
     p.clear();

@@ -46,6 +46,7 @@ struct TypeInfo {
     uint32_t name = 0;            // string id: qualified name, "app.Leaky", "dict"
     uint32_t module = 0;          // string id: "app", "builtins"
     uint64_t type_address = 0;    // address of the type object (often also a node)
+    uint8_t flags = 0;            // format::kType* bits (0 when unknown: 1.0 files, native types)
 };
 
 struct RootRef {

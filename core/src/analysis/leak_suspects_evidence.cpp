@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "leak_suspects_stages.h"
+#include "refscope/analysis/inferred_holders.h"
 
 namespace refscope::analysis::detail {
 
@@ -161,7 +162,15 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
     std::unordered_set<uint64_t> metatype_addresses;
     for (uint32_t t = 0; t < type_count; ++t)
         if (makes_classes[t]) metatype_addresses.insert(s.types[t].type_address);
+    // An object with surplus that probably is held by an undescribed C++
+    // member nearby (inferred_holders.h) is not the interpreter's static
+    // state, whatever its type: the closure of a wrapper's callback is a
+    // function, and the wrapper's cycle is the program's.
+    std::vector<uint8_t> likely_held(n_nodes, 0);
+    for (const NodeCount& c : in.roots->unexplained_nodes())
+        if (infer_holder(*in.index, *in.roots, c.node)) likely_held[c.node] = 1;
     const auto is_noise_holder = [&](uint32_t node) {
+        if (likely_held[node]) return false;
         if (dom.retained_size(node) >= options.noise_retained_limit) return false;
         if (module_global[node]) return true;
         if (s.node_flags[node] & format::kNodeTypeObject)

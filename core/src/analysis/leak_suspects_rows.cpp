@@ -3,12 +3,15 @@
 // and the rows' order.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "leak_suspects_stages.h"
 #include "refscope/analysis/descriptions.h"
+#include "refscope/analysis/inferred_holders.h"
 #include "refscope/analysis/subgraph.h"
 
 namespace refscope::analysis::detail {
@@ -105,6 +108,33 @@ std::string growth_noise_reason(const Snapshot& s, const SuspectGroup& row, cons
                 " are in a bounded functools.lru_cache, which stops growing at its maxsize";
     }
     return text;
+}
+
+// The likely C++ holder (inferred_holders.h) of the object with unexplained
+// surplus a row's reason names: the holder keeping its unreachable objects,
+// else the first sampled object with surplus of its own. The sentence goes
+// to the end of the reason it explains; a row gets at most one. Returns
+// that reason's index, or SIZE_MAX.
+size_t add_inferred_holder(const SuspectInputs& in, SuspectGroup& row) {
+    const RootClasses& roots = *in.roots;
+    const bool surplus = (row.kinds & kSuspectUnexplainedSurplus) != 0;
+    std::optional<InferredHolder> inferred;
+    size_t reason = 0;
+    if ((row.kinds & kSuspectUnreachable) && row.holder != kNoNode) {
+        inferred = infer_holder(*in.index, roots, row.holder);
+        reason = surplus ? 1 : 0;  // the unreachable reason follows the surplus one
+    }
+    if (!inferred && surplus) {
+        for (uint32_t n : row.sample) {
+            if (roots.unexplained(n) > 0 && (inferred = infer_holder(*in.index, roots, n))) break;
+        }
+        reason = 0;
+    }
+    if (!inferred || reason >= row.reasons.size()) return SIZE_MAX;
+    row.likely_holder = inferred->holder;
+    row.likely_held = inferred->held;
+    row.reasons[reason] += " — " + inferred->text;
+    return reason;
 }
 
 }  // namespace
@@ -381,7 +411,8 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
             // one: the cycle may be the interpreter's, the trap never is.
             score += 12 * (kProofBonus + magnitude(k, row_bytes[r].finalizer_retained));
         }
-        if (noise_row) {
+        // A likely C++ holder is a better guess than static state.
+        if (add_inferred_holder(in, row) != 0 && noise_row) {
             row.reasons.front() += " — probably static state held from C, the interpreter's or an "
                                   "extension's (interned strings, static types, module globals)";
         }

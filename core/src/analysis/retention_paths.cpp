@@ -5,6 +5,7 @@
 
 #include "native_holders.h"
 #include "refscope/analysis/descriptions.h"
+#include "refscope/analysis/inferred_holders.h"
 
 namespace refscope::analysis {
 namespace {
@@ -16,6 +17,17 @@ std::string references(int64_t count) {
 std::string cannot_see(int64_t count) {
     return references(count) + " that the GC cannot see (unexplained refcount surplus)" +
            " \u2014 a C/C++ holder or a leak";
+}
+
+// The likely C++ holder of `surplus_node` (the object with unexplained
+// surplus the explanation names), appended as a clause of its own.
+void add_inferred_holder(const GraphIndex& index, const RootClasses& roots, uint32_t surplus_node,
+                         NoPathExplanation& result) {
+    auto inferred = infer_holder(index, roots, surplus_node);
+    if (!inferred) return;
+    result.likely_holder = inferred->holder;
+    result.likely_holder_edges = std::move(inferred->edges);
+    result.text += "; " + inferred->text;
 }
 
 }  // namespace
@@ -116,6 +128,7 @@ NoPathExplanation RetentionPaths::explain_unreachable(uint32_t node, uint32_t se
         result.reason = NoPathExplanation::Reason::UnexplainedSurplus;
         result.unexplained = own;
         result.text = "no path from GC roots: " + cannot_see(own);
+        add_inferred_holder(*index_, *roots_, node, result);
         return result;
     }
 
@@ -159,6 +172,7 @@ NoPathExplanation RetentionPaths::explain_unreachable(uint32_t node, uint32_t se
         result.text = "no path from GC roots: retained by " + describe_node(s, result.holder) +
                       (hops == 1 ? "" : " (" + std::to_string(hops) + " hops away)") +
                       ", which has " + cannot_see(result.unexplained);
+        add_inferred_holder(*index_, *roots_, result.holder, result);
     } else if (result.invisible_edge != kNoEdge) {
         result.reason = NoPathExplanation::Reason::HeldByInvisibleReference;
         // A C++ member (a native source) is named through the Python

@@ -132,12 +132,16 @@ void decode_strings(PayloadCursor& c, StringTable& table) {
     }
 }
 
-void decode_types(PayloadCursor& c, std::vector<TypeInfo>& types) {
+void decode_types(PayloadCursor& c, std::vector<TypeInfo>& types, uint16_t minor) {
     const size_t n = c.count("type count", 3);
     types.resize(n);
     for (TypeInfo& t : types) t.name = c.u32("type name column");
     for (TypeInfo& t : types) t.module = c.u32("type module column");
     for (TypeInfo& t : types) t.type_address = c.varint("type address column");
+    // 1.1 added a byte of kType* flags per type; a 1.0 file has none, and
+    // its types keep flags 0 ("not recorded").
+    if (minor >= 1)
+        for (TypeInfo& t : types) t.flags = c.byte("type flags column");
 }
 
 // The Nodes section in two steps: the count (which the Edges section needs),

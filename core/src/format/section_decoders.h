@@ -117,7 +117,7 @@ private:
 // fails through `c`; bytes left after the last column are the caller's check.
 void decode_header(PayloadCursor& c, SnapshotHeader& h);
 void decode_strings(PayloadCursor& c, StringTable& table);
-void decode_types(PayloadCursor& c, std::vector<TypeInfo>& types);
+void decode_types(PayloadCursor& c, std::vector<TypeInfo>& types, uint16_t minor);
 // The Nodes section in two steps: the count (which the Edges section needs),
 // then the columns.
 size_t decode_node_count(PayloadCursor& c);

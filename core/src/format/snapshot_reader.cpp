@@ -267,7 +267,7 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
             switch (static_cast<SectionId>(f.id)) {
                 case SectionId::Header: decode_header(c, s.header); break;
                 case SectionId::Strings: decode_strings(c, s.strings); break;
-                case SectionId::Types: decode_types(c, s.types); break;
+                case SectionId::Types: decode_types(c, s.types, minor); break;
                 case SectionId::Nodes:
                     node_count = decode_node_count(c);
                     // `unpacked` goes with the job when it holds the payload.

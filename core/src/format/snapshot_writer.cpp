@@ -221,13 +221,16 @@ bool write_strings(SectionWriter& w, const StringTable& strings) {
 }
 
 // Types: varint count, then columns: name string ids, module string ids,
-// type object addresses (all varints).
+// type object addresses (all varints), then (since 1.1) one byte of kType*
+// flags per type. The flags come last so that a 1.0 reader, which ignores
+// bytes after the columns it knows in a newer minor, still reads the file.
 bool write_types(SectionWriter& w, const std::vector<TypeInfo>& types) {
     w.begin(SectionId::Types);
     w.put_varint(types.size());
     for (const TypeInfo& t : types) w.put_varint(t.name);
     for (const TypeInfo& t : types) w.put_varint(t.module);
     for (const TypeInfo& t : types) w.put_varint(t.type_address);
+    for (const TypeInfo& t : types) w.put_bytes(&t.flags, 1);
     return w.end();
 }
 

@@ -168,6 +168,13 @@ struct SuspectGroup {
     uint64_t finalizer_objects = 0;     // kept alive by their own finalizer
     FinalizerTrap finalizer_trap;       // the first of them (referent kNoNode if none)
 
+    // An inference (inferred_holders.h), not evidence: the wrapper whose C++
+    // member probably holds `likely_held` (the row's holder, or one of its
+    // objects with unexplained surplus); its sentence ends the reason it
+    // explains. kNoNode when nothing was inferred.
+    uint32_t likely_holder = kNoNode;
+    uint32_t likely_held = kNoNode;
+
     std::vector<std::string> reasons;   // one sentence per kind, in bit order
     std::string reason;                 // the sentences joined with "; "
 };

@@ -46,7 +46,13 @@ struct NoPathExplanation {
     // cycle it closes, so it can never free it).
     uint32_t invisible_edge = 0xFFFFFFFFu;
     bool search_truncated = false;  // the backward search hit its bound
-    std::string text;
+    // An inference, not a fact (inferred_holders.h): the object with
+    // unexplained surplus (the target, or `holder`) reaches an instance of a
+    // type the collector cannot traverse and nobody describes, whose C++
+    // member probably holds it. kNoNode when nothing was inferred.
+    uint32_t likely_holder = kNoNode;
+    std::vector<uint32_t> likely_holder_edges;  // the object with surplus → … → likely_holder
+    std::string text;  // ends with the inference's sentence when there is one
 };
 
 std::string_view reason_name(NoPathExplanation::Reason reason);  // "unexplained surplus", ...

@@ -19,7 +19,8 @@ inline constexpr unsigned char kMagic[8] = {'R', 'S', 'C', 'O', 'P', 'E', 0x0D, 
 // Major changes break readers; minor changes only add things old readers may
 // skip (new section ids, new trailing header fields).
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 0;
+// 1.1 added the Types section's flags column (kType* below).
+inline constexpr uint16_t kFormatMinor = 1;
 // Oldest major this reader still understands.
 inline constexpr uint16_t kOldestReadableMajor = 1;
 
@@ -72,6 +73,16 @@ inline constexpr uint8_t kNodeImmortal = 0x02;   // 3.12+ immortal: refcount mea
 inline constexpr uint8_t kNodeTypeObject = 0x04; // the object is a type
 inline constexpr uint8_t kNodeStaticType = 0x08; // a type not allocated on the heap
 inline constexpr uint8_t kNodeNative = 0x10;     // a C/C++ object, not a PyObject
+
+// Type flag bits (u8), stored per type since format 1.1 (the Types section's
+// trailing column; types read from a 1.0 file have 0). What the collector can
+// see of a type's instances, so that the analysis can tell an instance whose
+// C/C++ members nobody reported from one the collector traverses.
+inline constexpr uint8_t kTypeFactsRecorded = 0x01; // the probe recorded the bits below;
+                                                     // 0 for native (C++) types and 1.0 files
+inline constexpr uint8_t kTypeHasGc = 0x02;      // Py_TPFLAGS_HAVE_GC: tp_traverse visits instances
+inline constexpr uint8_t kTypeDescribed = 0x04;  // a describer reports instances' C/C++ members
+                                                 // (not the pybind11/nanobind recognisers alone)
 
 // Edge kinds (u8). The meaning of an edge's 32-bit label depends on its kind:
 //   Reference  label = position among this object's unlabelled referents
