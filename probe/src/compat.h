@@ -87,6 +87,15 @@
 //       in frame labels and previews, co_qualname from 3.11, co_name before.
 //       Public fields: a helper here would serve as well; each is one line
 //       next to the text it builds.
+//   stdlib_layouts.h (3.10, 3.11, 3.13, 3.14): mirrors of standard-library
+//       structs private to their .c files (lru_cache_object, FutureObj,
+//       TaskObj, PatternObject, textio, PyContext...), read by
+//       stdlib_fields.cpp and edge_labels_stdlib.cpp. Each mirror is
+//       checked against the running type (tp_basicsize, published offsets)
+//       before use, and 3.14+ futures are not mirrored at all; a mismatch
+//       leaves the type's references positional. Private structs of
+//       extension modules, not of the interpreter: nothing here or in
+//       cpython_internals.c describes them.
 //   snapshot_header.cpp: no branch. PY_VERSION_HEX, the version the probe
 //       was built for, fills the header only when sys.hexversion (the
 //       running patch release) cannot be read.

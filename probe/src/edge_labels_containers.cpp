@@ -10,6 +10,7 @@ namespace refscope::probe {
 using format::EdgeKind;
 
 void label_runtime_object(PyObject* op, const TypeFacts& facts, EdgeCollector& c);  // edge_labels_runtime.cpp
+void label_special(PyObject* op, const TypeFacts& facts, EdgeCollector& c);  // edge_labels_stdlib.cpp
 
 namespace {
 
@@ -85,7 +86,11 @@ void label_members(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
         if (m.offset >= items_begin && m.offset < items_end) continue;
         PyObject* value = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(op) + m.offset);
         if (value == nullptr) continue;
-        c.add(value, EdgeKind::Slot, c.walker().literal(m.name), m.borrowed ? EdgeMode::Borrowed : EdgeMode::Owned);
+        EdgeMode mode = EdgeMode::Owned;
+        if (m.borrowed) mode = EdgeMode::Borrowed;
+        else if (m.use == SlotUse::Traversed) mode = EdgeMode::Traversed;
+        else if (m.use == SlotUse::Visible) mode = EdgeMode::OwnedVisible;
+        c.add(value, m.use == SlotUse::Member ? EdgeKind::Slot : EdgeKind::Field, c.walker().literal(m.name), mode);
     }
 }
 
@@ -128,8 +133,20 @@ void label_edges(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
     case ObjectKind::ByteArray: break;
     default: label_runtime_object(op, facts, c); break;
     }
-    if (facts.heap) label_instance(op, facts, c);
-    else if (facts.kind == ObjectKind::Other && facts.members_count != 0) label_members(op, facts, c);
+    if (facts.heap) {
+        label_instance(op, facts, c);
+    } else if (facts.kind == ObjectKind::Other || facts.kind == ObjectKind::Dict) {
+        // Static C types (classmethod, partial on 3.9, exceptions,
+        // OrderedDict, io objects before 3.12...) keep their instance dict
+        // at tp_dictoffset too: a strong reference, as for heap types.
+        PyTypeObject* tp = Py_TYPE(op);
+        if (tp->tp_dictoffset != 0 && !compat::has_managed_dict(tp)) {
+            PyObject** slot = _PyObject_GetDictPtr(op);
+            if (slot != nullptr) c.field(*slot, "__dict__", EdgeMode::Owned);
+        }
+        if (facts.members_count != 0) label_members(op, facts, c);
+    }
+    if (facts.special != SpecialKind::None) label_special(op, facts, c);
 }
 
 }  // namespace refscope::probe

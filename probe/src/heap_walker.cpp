@@ -255,6 +255,7 @@ uint32_t HeapWalker::type_id_for(PyTypeObject* tp) {
     snapshot_.types.push_back(info);
     facts.members_begin = static_cast<uint32_t>(member_slots_.size());
     collect_member_slots(tp, facts, member_slots_);
+    collect_stdlib_fields(tp, facts, member_slots_);
     facts.members_count = static_cast<uint32_t>(member_slots_.size() - facts.members_begin);
     type_facts_.push_back(facts);
     id = static_cast<uint32_t>(snapshot_.types.size() - 1);
@@ -417,12 +418,14 @@ void HeapWalker::emit_edges(EdgeCollector& collector, bool reports_link_types) {
     for (const EdgeCandidate& c : collector.candidates) {
         if (c.mode == EdgeMode::Traversed && consume_match(c.target)) emit(c, kOwnedVisible);
         if (c.mode == EdgeMode::TraversedBorrowed && consume_match(c.target)) emit(c, format::kEdgeGcVisible);
+        if (c.mode == EdgeMode::ReportedForOther) consume_match(c.target);
     }
     cursor_ = 0;
     for (const EdgeCandidate& c : collector.candidates) {
         switch (c.mode) {
         case EdgeMode::Traversed:
-        case EdgeMode::TraversedBorrowed: break;
+        case EdgeMode::TraversedBorrowed:
+        case EdgeMode::ReportedForOther: break;
         case EdgeMode::Owned:
             emit(c, consume_match(c.target) ? kOwnedVisible : format::kEdgeOwned);
             break;
@@ -441,7 +444,8 @@ void HeapWalker::emit_edges(EdgeCollector& collector, bool reports_link_types) {
     for (const EdgeCollector::NodeEdge& e : collector.node_edges) pend_node(e.node, e.label, e.flags);
     if (collector.complete) return;
     uint32_t position = 0;
-    bool positional = collector.leftover_kind == EdgeKind::Reference;
+    // deque items are left over in index order (label_deque).
+    bool positional = collector.leftover_kind == EdgeKind::Reference || collector.leftover_kind == EdgeKind::Index;
     link_types_.clear();
     for (size_t j = 0; j < refs_.size(); ++j) {
         if (consumed_[j]) continue;

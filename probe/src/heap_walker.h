@@ -58,6 +58,11 @@ enum class EdgeMode : uint8_t {
     // exception members): always shown, never Owned; GcVisible, consuming
     // the report, if tp_traverse reports it.
     Borrowed,
+    // Reported by tp_traverse on behalf of another node that holds the
+    // reference and shows it as its own edge (lru_cache reports each link's
+    // key, result and type; the link node owns them): consumes one report,
+    // emits nothing.
+    ReportedForOther,
 };
 
 struct EdgeCandidate {

@@ -77,8 +77,9 @@ void collect_member_slots(PyTypeObject* tp, const TypeFacts& facts, std::vector<
     // label_instance labels a heap type's instance dict from tp_dictoffset;
     // a C base may also declare that slot as a member (SimpleNamespace's
     // __dict__): one reference, labelled once, as the __dict__ Field.
+    // Static types' instance dicts are labelled the same way (label_edges).
     Py_ssize_t dict_slot = 0;
-    if (facts.heap && !compat::has_managed_dict(tp) && facts.kind != ObjectKind::Type &&
+    if (!compat::has_managed_dict(tp) && facts.kind != ObjectKind::Type &&
         facts.kind != ObjectKind::Module && tp->tp_dictoffset > 0)
         dict_slot = tp->tp_dictoffset;
     // tp_members is not inherited: each class lists its own, so the whole
@@ -87,7 +88,9 @@ void collect_member_slots(PyTypeObject* tp, const TypeFacts& facts, std::vector<
     // already, and labelling a reference twice would count it twice.
     for (PyTypeObject* t = tp; t != nullptr; t = t->tp_base) {
         const bool heap = (t->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0;
-        if (!heap && facts.kind != ObjectKind::Other) break;
+        // Static dict subclasses (defaultdict's default_factory) are read:
+        // dict itself declares no members.
+        if (!heap && facts.kind != ObjectKind::Other && facts.kind != ObjectKind::Dict) break;
         for (PyMemberDef* m = t->tp_members; m != nullptr && m->name != nullptr; ++m) {
             if (!compat::member_holds_object(m->type)) continue;
             // Two members naming one slot (staticmethod and classmethod

@@ -40,6 +40,16 @@ enum class ObjectKind : uint8_t {
     Descriptor,
 };
 
+// Standard-library types whose edges need code beyond a field table
+// (stdlib_fields.cpp recognises them, edge_labels_stdlib.cpp labels them).
+enum class SpecialKind : uint8_t {
+    None,
+    LruCache,     // functools._lru_cache_wrapper, layout checked: its link list
+    LruLink,      // functools._lru_list_elem, layout checked
+    Deque,        // collections.deque: items by index
+    OrderedDict,  // collections.OrderedDict and subclasses: node keys
+};
+
 struct TypeFacts {
     ObjectKind kind = ObjectKind::Other;
     bool exact = false;     // the type is the builtin itself, not a subclass
@@ -54,6 +64,7 @@ struct TypeFacts {
     // objects, the links' type on their behalf (functools' lru_cache wrapper,
     // 3.10+): repeated reports of such a type are not references of its own.
     bool reports_link_types = false;
+    SpecialKind special = SpecialKind::None;
     // Describer list of the type (DescribeSession::describers_for), 0 = none.
     uint32_t describers = 0;
 };
@@ -64,16 +75,29 @@ TypeFacts classify_type(PyTypeObject* tp);
 // reference by CPython's convention (PyMember_SetOne increfs, the type's
 // dealloc decrefs), whether or not the type's tp_traverse reports it —
 // unless `borrowed` (a type known to break the convention).
+// How a slot is labelled: Member is a declared object member (a Slot edge,
+// owned); the others are C fields named by stdlib_fields.cpp (Field edges):
+// Owned (a strong reference), Traversed (kept only if tp_traverse reports
+// it), Visible (owned, and reported by a holder's tp_traverse on this
+// object's behalf: lru_cache links).
+enum class SlotUse : uint8_t { Member, Owned, Traversed, Visible };
+
 struct MemberSlot {
     Py_ssize_t offset;
     const char* name;
     bool borrowed;
+    SlotUse use = SlotUse::Member;
 };
 
 // Appends to `out` the object members of `tp` and its bases that the walk
 // labels, one per slot: a member aliasing a slot already labelled (by an
 // earlier member, or as the instance's __dict__) is the same reference.
 void collect_member_slots(PyTypeObject* tp, const TypeFacts& facts, std::vector<MemberSlot>& out);
+
+// Appends the C fields of the standard-library types stdlib_fields.cpp
+// knows (after the type's members, skipping slots they name) and sets
+// facts.special. facts.members_begin must be set.
+void collect_stdlib_fields(PyTypeObject* tp, TypeFacts& facts, std::vector<MemberSlot>& out);
 
 // PyObject_IS_GC without the function call.
 inline bool object_is_gc(PyObject* op, const TypeFacts& facts) {
