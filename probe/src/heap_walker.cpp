@@ -251,7 +251,8 @@ uint32_t HeapWalker::type_id_for(PyTypeObject* tp) {
     // traverses: node flags cannot say it, as a GC type's instance may be
     // untracked (docs/format.md, "Types").
     info.flags = static_cast<uint8_t>(format::kTypeFactsRecorded | (facts.gc ? format::kTypeHasGc : 0) |
-                                      (describe_->reports_members(facts.describers) ? format::kTypeDescribed : 0));
+                                      (describe_->reports_members(facts.describers) ? format::kTypeDescribed : 0) |
+                                      (facts.describers != 0 ? format::kTypeBound : 0));
     snapshot_.types.push_back(info);
     facts.members_begin = static_cast<uint32_t>(member_slots_.size());
     collect_member_slots(tp, facts, member_slots_);

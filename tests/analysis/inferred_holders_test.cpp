@@ -19,6 +19,8 @@ using analysis::infer_holders;
 using format::EdgeKind;
 
 constexpr uint8_t kRecorded = format::kTypeFactsRecorded;
+// A type a C++ binding library made (pybind11, nanobind).
+constexpr uint8_t kBound = format::kTypeFactsRecorded | format::kTypeBound;
 constexpr uint8_t kGcType = format::kTypeFactsRecorded | format::kTypeHasGc;
 
 // The heap of one program: each case a separate island, none reachable from
@@ -33,7 +35,7 @@ struct Heap {
             b.snapshot().types[b.type(name, module)].flags = kGcType;
         }
         b.snapshot().types[b.type("str")].flags = kRecorded;  // no GC, but the interpreter's
-        wrapper_type = set_type("pbwrap.Wrapper", kRecorded);
+        wrapper_type = set_type("pbwrap.Wrapper", kBound);
     }
     uint32_t set_type(const std::string& name, uint8_t flags) {
         const uint32_t t = b.type(name, name.substr(0, name.find('.')));
@@ -122,32 +124,36 @@ TEST(InferredHolders, ClosureGlobalsDefaultsAndBoundMethodAreInferred) {
 
 TEST(InferredHolders, DescribedOrTraversedWrappersAreNotInferred) {
     Heap h;
-    h.set_type("pbwrap.Described", kRecorded | format::kTypeDescribed);
+    h.set_type("pbwrap.Described", kBound | format::kTypeDescribed);
     h.set_type("pbwrap.Traversed", kGcType);
     const auto [described_f, described_w] = h.closure_case("pbwrap.Described");
     const auto [traversed_f, traversed_w] = h.closure_case("pbwrap.Traversed");
+    // A non-GC extension type no binding library made (NumPy's dtypes and
+    // array methods): its C references are not a C++ member to guess at.
+    h.set_type("ext.Unbound", kRecorded);
+    const auto [unbound_f, unbound_w] = h.closure_case("ext.Unbound");
     // A wrapper whose C++ object a recogniser reports with a member (a
     // native node with an edge) is described without a describe callback.
     const auto [native_f, native_w] = h.closure_case("pbwrap.Recognised");
-    h.set_type("pbwrap.Recognised", kRecorded);
+    h.set_type("pbwrap.Recognised", kBound);
     const uint32_t cpp = h.b.node("Recognised", 1, {}, 8, format::kNodeNative, "pbwrap");
     h.b.edge(native_w, cpp, EdgeKind::Native, h.field("C++ object"));
     h.b.edge(cpp, h.b.node("tuple"), EdgeKind::Native, h.field("Recognised::options"));
     // Its C++ object alone (the nanobind recogniser's, members unknown)
     // describes nothing: still inferred.
     const auto [bare_f, bare_w] = h.closure_case("pbwrap.Bare");
-    h.set_type("pbwrap.Bare", kRecorded);
+    h.set_type("pbwrap.Bare", kBound);
     h.b.edge(bare_w, h.b.node("Bare", 1, {}, 8, format::kNodeNative, "pbwrap"), EdgeKind::Native,
              h.field("C++ object"));
     const auto a = analyse(h.b.build());
     const auto bare = infer_holder(a->index(), a->roots(), bare_f);
     ASSERT_TRUE(bare.has_value());
     EXPECT_EQ(bare->holder, bare_w);
-    for (const uint32_t f : {described_f, traversed_f, native_f}) {
+    for (const uint32_t f : {described_f, traversed_f, native_f, unbound_f}) {
         EXPECT_GT(a->roots().unexplained(f), 0);
         EXPECT_FALSE(infer_holder(a->index(), a->roots(), f).has_value()) << f;
     }
-    for (const uint32_t w : {described_w, traversed_w, native_w}) {
+    for (const uint32_t w : {described_w, traversed_w, native_w, unbound_w}) {
         const auto why = a->paths().explain_unreachable(w);
         EXPECT_EQ(why.likely_holder, kNoNode);
         EXPECT_FALSE(contains(why.text, "probably held by")) << why.text;

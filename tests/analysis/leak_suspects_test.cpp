@@ -491,6 +491,8 @@ TEST(LeakSuspects, KindNames) {
     EXPECT_TRUE(is_interpreter_module("builtins"));
     EXPECT_TRUE(is_interpreter_module(""));
     EXPECT_FALSE(is_interpreter_module("app"));
+    EXPECT_TRUE(is_interpreter_module("_cython_3_0_11"));  // the Cython runtime's shared types
+    EXPECT_FALSE(is_interpreter_module("cython_app"));
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ namespace {
 uint32_t closure_cycle(testing::SnapshotBuilder& b) {
     for (const char* name : {"function", "tuple", "cell"})
         b.snapshot().types[b.type(name)].flags = format::kTypeFactsRecorded | format::kTypeHasGc;
-    b.snapshot().types[b.type("pbwrap.Wrapper", "pbwrap")].flags = format::kTypeFactsRecorded;
+    b.snapshot().types[b.type("pbwrap.Wrapper", "pbwrap")].flags = format::kTypeFactsRecorded | format::kTypeBound;
     const uint32_t f = b.node("function", 1, "callback");
     const uint32_t closure = b.node("tuple");
     const uint32_t cell = b.node("cell");

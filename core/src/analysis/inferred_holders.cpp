@@ -41,6 +41,12 @@ bool untraversed_wrapper(const GraphIndex& index, uint32_t node) {
     // Unknown (a 1.0 file): no inference rather than a guess from node flags.
     if (!(flags & format::kTypeFactsRecorded)) return false;
     if (flags & (format::kTypeHasGc | format::kTypeDescribed)) return false;
+    // Only a type a C++ binding library made (pybind11, nanobind: claimed
+    // by a recogniser) wraps a C++ object with members nobody reported.
+    // Other non-GC extension types — NumPy's dtypes and array methods — hold
+    // their references in C the analysis cannot guess at: on a pandas
+    // program, inferring through them named 60 false holders.
+    if (!(flags & format::kTypeBound)) return false;
     if (is_interpreter_module(s.strings.view(s.types[t].module))) return false;
     // Its C++ object may be in the graph (the nanobind recogniser reports
     // every instance's); members reported from it (a recogniser that knows

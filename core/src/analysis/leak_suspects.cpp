@@ -77,6 +77,11 @@ std::string_view suspect_confidence_name(SuspectConfidence confidence) {
 }
 
 bool is_interpreter_module(std::string_view module) {
+    // Cython's shared runtime types (cython_function_or_method, its
+    // generators and coroutines) live in a module named after the Cython
+    // version, "_cython_3_0_11"; every Cython module keeps some of their
+    // instances in C statics, as CPython's own modules do.
+    if (module.starts_with("_cython_")) return true;
     // The table is short; a linear scan keeps it free of ordering mistakes.
     return std::find(std::begin(kInterpreterModules), std::end(kInterpreterModules), module) !=
            std::end(kInterpreterModules);

@@ -83,6 +83,8 @@ inline constexpr uint8_t kTypeFactsRecorded = 0x01; // the probe recorded the bi
 inline constexpr uint8_t kTypeHasGc = 0x02;      // Py_TPFLAGS_HAVE_GC: tp_traverse visits instances
 inline constexpr uint8_t kTypeDescribed = 0x04;  // a describer reports instances' C/C++ members
                                                  // (not the pybind11/nanobind recognisers alone)
+inline constexpr uint8_t kTypeBound = 0x08;      // a C++ binding library made the type (a describer
+                                                 // or recogniser claims it): instances wrap a C++ object
 
 // Edge kinds (u8). The meaning of an edge's 32-bit label depends on its kind:
 //   Reference  label = position among this object's unlabelled referents
