@@ -218,6 +218,85 @@ CompiledFilter::CompiledFilter(const FilterQuery& query, const FilterContext& co
     }
 }
 
+// A numeric comparison (`size>1KB`, `surplus>0`) over nodes
+// [first, first + count), into `slot`.
+void CompiledFilter::evaluate_number(const Op& op, uint32_t first, uint32_t count, uint8_t* slot) const {
+    const Snapshot& s = *context_.snapshot;
+    const auto run_compare = [&](auto value) {
+        compare_block(value, op.op, op.number, first, count, slot);
+    };
+    switch (op.field) {
+        case FilterField::Size:
+            run_compare([&](uint32_t n, double& v) {
+                v = static_cast<double>(s.node_size[n]);
+                return true;
+            });
+            break;
+        case FilterField::Retained:
+            run_compare([&](uint32_t n, double& v) {
+                v = static_cast<double>(context_.retained[n]);
+                return true;
+            });
+            break;
+        case FilterField::Refcount:
+            run_compare([&](uint32_t n, double& v) {
+                v = static_cast<double>(s.node_refcount[n]);
+                return true;
+            });
+            break;
+        case FilterField::Surplus: {
+            const RootClasses& roots = *context_.roots;
+            run_compare([&](uint32_t n, double& v) {
+                if (s.node_flags[n] & (format::kNodeImmortal | format::kNodeNative))
+                    return false;
+                v = static_cast<double>(s.node_refcount[n] -
+                                        int64_t{roots.owned_in(n)});
+                return true;
+            });
+            break;
+        }
+        case FilterField::Unexplained: {
+            // Sparse, sorted by node: scatter this block's entries
+            // into a dense scratch block, zero elsewhere.
+            const std::vector<NodeCount>& list = context_.roots->unexplained_nodes();
+            std::vector<int64_t> values(count, 0);
+            auto it = std::lower_bound(
+                list.begin(), list.end(), first,
+                [](const NodeCount& c, uint32_t n) { return c.node < n; });
+            for (; it != list.end() && it->node < first + count; ++it) {
+                values[it->node - first] = it->references;
+            }
+            run_compare([&](uint32_t n, double& v) {
+                v = static_cast<double>(values[n - first]);
+                return true;
+            });
+            break;
+        }
+        case FilterField::Distance: {
+            const RetentionPaths& paths = *context_.paths;
+            run_compare([&](uint32_t n, double& v) {
+                const uint32_t d = paths.distance(n);
+                v = d;
+                return d != kUnreached;
+            });
+            break;
+        }
+        case FilterField::Referrers:
+            run_compare([&](uint32_t n, double& v) {
+                v = context_.index->in_degree(n);
+                return true;
+            });
+            break;
+        case FilterField::Referents:
+            run_compare([&](uint32_t n, double& v) {
+                v = context_.index->out_degree(n);
+                return true;
+            });
+            break;
+        default: std::fill(slot, slot + count, uint8_t{0}); break;
+    }
+}
+
 void CompiledFilter::evaluate_block(uint32_t first, uint32_t count, uint8_t* out,
                                     std::vector<uint8_t>& stack) const {
     if (program_.empty()) {
@@ -259,83 +338,10 @@ void CompiledFilter::evaluate_block(uint32_t first, uint32_t count, uint8_t* out
                     slot[i] = s.node_address[first + i] == op.address;
                 ++top;
                 break;
-            case FilterTerm::Kind::Number: {
-                const auto run_compare = [&](auto value) {
-                    compare_block(value, op.op, op.number, first, count, slot);
-                };
-                switch (op.field) {
-                    case FilterField::Size:
-                        run_compare([&](uint32_t n, double& v) {
-                            v = static_cast<double>(s.node_size[n]);
-                            return true;
-                        });
-                        break;
-                    case FilterField::Retained:
-                        run_compare([&](uint32_t n, double& v) {
-                            v = static_cast<double>(context_.retained[n]);
-                            return true;
-                        });
-                        break;
-                    case FilterField::Refcount:
-                        run_compare([&](uint32_t n, double& v) {
-                            v = static_cast<double>(s.node_refcount[n]);
-                            return true;
-                        });
-                        break;
-                    case FilterField::Surplus: {
-                        const RootClasses& roots = *context_.roots;
-                        run_compare([&](uint32_t n, double& v) {
-                            if (s.node_flags[n] & (format::kNodeImmortal | format::kNodeNative))
-                                return false;
-                            v = static_cast<double>(s.node_refcount[n] -
-                                                    int64_t{roots.owned_in(n)});
-                            return true;
-                        });
-                        break;
-                    }
-                    case FilterField::Unexplained: {
-                        // Sparse, sorted by node: scatter this block's entries
-                        // into a dense scratch block, zero elsewhere.
-                        const std::vector<NodeCount>& list = context_.roots->unexplained_nodes();
-                        std::vector<int64_t> values(count, 0);
-                        auto it = std::lower_bound(
-                            list.begin(), list.end(), first,
-                            [](const NodeCount& c, uint32_t n) { return c.node < n; });
-                        for (; it != list.end() && it->node < first + count; ++it) {
-                            values[it->node - first] = it->references;
-                        }
-                        run_compare([&](uint32_t n, double& v) {
-                            v = static_cast<double>(values[n - first]);
-                            return true;
-                        });
-                        break;
-                    }
-                    case FilterField::Distance: {
-                        const RetentionPaths& paths = *context_.paths;
-                        run_compare([&](uint32_t n, double& v) {
-                            const uint32_t d = paths.distance(n);
-                            v = d;
-                            return d != kUnreached;
-                        });
-                        break;
-                    }
-                    case FilterField::Referrers:
-                        run_compare([&](uint32_t n, double& v) {
-                            v = context_.index->in_degree(n);
-                            return true;
-                        });
-                        break;
-                    case FilterField::Referents:
-                        run_compare([&](uint32_t n, double& v) {
-                            v = context_.index->out_degree(n);
-                            return true;
-                        });
-                        break;
-                    default: std::fill(slot, slot + count, uint8_t{0}); break;
-                }
+            case FilterTerm::Kind::Number:
+                evaluate_number(op, first, count, slot);
                 ++top;
                 break;
-            }
             case FilterTerm::Kind::Flag: {
                 const auto node_bit = [&](uint8_t bit) {
                     for (uint32_t i = 0; i < count; ++i)

@@ -48,24 +48,46 @@ std::vector<uint8_t> module_globals(const GraphIndex& index, const std::vector<u
 // descriptor per dtype); more is a pattern worth a look.
 constexpr uint32_t kFewStaticInstances = 64;
 
-}  // namespace
+// Which objects' unexplained surplus (and the cycles and unreachable
+// objects it holds) is the interpreter's or an extension's own static
+// state: the rules are listed in docs/leak-suspects.md.
+struct NoiseRules {
+    const Snapshot& s;
+    const DominatorTree& dom;
+    const SuspectOptions& options;
+    const SuspectEvidence& ev;
+    std::vector<uint8_t> module_global;             // per node
+    std::unordered_set<uint64_t> metatype_addresses;
+    std::vector<uint8_t> likely_held;               // per node: an inferred C++ holder
 
-const FinalizerTrap* SuspectEvidence::trap_of(uint32_t node) const {
-    const auto it = std::lower_bound(traps.begin(), traps.end(), node,
-                                     [](const FinalizerTrap& t, uint32_t n) { return t.referent < n; });
-    return it != traps.end() && it->referent == node ? &*it : nullptr;
-}
+    // A class object is judged by the module that defines it, not by its
+    // metatype (which is `type` for every class): CPython's own classes
+    // (static types, and heap types such as ast.AST that interpreter state
+    // holds from C) are noise, a user's class held from C is not.
+    bool interpreter_class(uint32_t node) const {
+        if (s.node_flags[node] & format::kNodeStaticType) return true;
+        std::string_view name = s.strings.view(s.node_preview[node]);
+        if (name.empty()) return false;
+        // A class name without a module part is a builtin, as for
+        // type.__module__ (ExceptionGroup, made on the heap by CPython).
+        const size_t dot = name.find('.');
+        return dot == std::string_view::npos || is_interpreter_module(name.substr(0, dot));
+    }
 
-SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOptions& options,
-                                        std::vector<uint8_t>& kinds) {
-    const GraphIndex& index = *in.index;
-    const Snapshot& s = index.snapshot();
-    const uint32_t n_nodes = index.node_count();
-    const DominatorTree& dom = *in.dominators;
-    const Cycles& cycles = *in.cycles;
-    SuspectEvidence ev(s);
+    bool holder(uint32_t node) const {
+        if (likely_held[node]) return false;
+        if (dom.retained_size(node) >= options.noise_retained_limit) return false;
+        if (module_global[node]) return true;
+        if (s.node_flags[node] & format::kNodeTypeObject)
+            return interpreter_class(node) || metatype_addresses.contains(s.node_address[node]);
+        const uint32_t t = s.node_type[node];
+        return ev.interpreter_type[t < ev.type_count ? t : ev.type_count] != 0;
+    }
+};
 
-    // --- Type names: one group per distinct name; bad type ids share "?". ---
+// Type names: one group per distinct name; bad type ids share "?".
+void group_type_names(SuspectEvidence& ev) {
+    const Snapshot& s = ev.s;
     ev.type_count = static_cast<uint32_t>(s.types.size());
     const uint32_t type_count = ev.type_count;
     std::vector<uint32_t> by_name(type_count);
@@ -85,8 +107,16 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
     const uint32_t bad_group = ev.bad_group;
     group_of_type[type_count] = bad_group;
     ev.group_count = bad_group + 1;
-    const uint32_t group_count = ev.group_count;
 
+}
+
+// Interpreter types, module globals and metatypes: what the noise rules
+// (NoiseRules) read.
+void classify_types(const SuspectInputs& in, SuspectEvidence& ev, NoiseRules& rules) {
+    const GraphIndex& index = *in.index;
+    const Snapshot& s = ev.s;
+    const uint32_t n_nodes = index.node_count();
+    const uint32_t type_count = ev.type_count;
     // --- Interpreter types: defined by a stdlib/builtin module. Static types
     // and heap types alike (ast.Add singletons in the AST state,
     // _lru_list_elem, _io objects behind sys.stdout): their instances'
@@ -101,7 +131,8 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
     // Which type ids are `module`, decided once per type, not per node.
     std::vector<uint8_t> is_module_type(type_count + 1, 0);
     for (uint32_t t = 0; t < type_count; ++t) is_module_type[t] = s.strings.view(s.types[t].name) == "module" ? 1 : 0;
-    const std::vector<uint8_t> module_global = module_globals(index, is_module_type);
+    rules.module_global = module_globals(index, is_module_type);
+    const std::vector<uint8_t>& module_global = rules.module_global;
     // Static types whose "module" is no module of the process are the
     // interpreter's internals named with a dot (CPython's `Token.MISSING`,
     // whose one instance is a C static): an extension's static type is
@@ -141,51 +172,34 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
                 interpreter_type[t] = 1;
         }
     }
-    // A class object is judged by the module that defines it, not by its
-    // metatype (which is `type` for every class): CPython's own classes
-    // (static types, and heap types such as ast.AST that interpreter state
-    // holds from C) are noise, a user's class held from C is not.
-    const auto interpreter_class = [&](uint32_t node) {
-        if (s.node_flags[node] & format::kNodeStaticType) return true;
-        std::string_view name = s.strings.view(s.node_preview[node]);
-        if (name.empty()) return false;
-        // A class name without a module part is a builtin, as for
-        // type.__module__ (ExceptionGroup, made on the heap by CPython).
-        const size_t dot = name.find('.');
-        return dot == std::string_view::npos || is_interpreter_module(name.substr(0, dot));
-    };
     // Metaclasses: types that classes are instances of (torch's _TensorMeta,
     // the _ReduceOpMeta torch makes for pybind11's py::metaclass, enum's
     // EnumType). Every class they made refers to them, and libraries that
     // make classes with them keep them in C statics: infrastructure, not a
     // leak (a class made per request still shows as growth).
-    std::unordered_set<uint64_t> metatype_addresses;
     for (uint32_t t = 0; t < type_count; ++t)
-        if (makes_classes[t]) metatype_addresses.insert(s.types[t].type_address);
+        if (makes_classes[t]) rules.metatype_addresses.insert(s.types[t].type_address);
     // An object with surplus that probably is held by an undescribed C++
     // member nearby (inferred_holders.h) is not the interpreter's static
     // state, whatever its type: the closure of a wrapper's callback is a
     // function, and the wrapper's cycle is the program's.
-    std::vector<uint8_t> likely_held(n_nodes, 0);
+    rules.likely_held.assign(n_nodes, 0);
     for (const NodeCount& c : in.roots->unexplained_nodes())
-        if (infer_holder(*in.index, *in.roots, c.node)) likely_held[c.node] = 1;
-    const auto is_noise_holder = [&](uint32_t node) {
-        if (likely_held[node]) return false;
-        if (dom.retained_size(node) >= options.noise_retained_limit) return false;
-        if (module_global[node]) return true;
-        if (s.node_flags[node] & format::kNodeTypeObject)
-            return interpreter_class(node) || metatype_addresses.contains(s.node_address[node]);
-        const uint32_t t = s.node_type[node];
-        return interpreter_type[t < type_count ? t : type_count] != 0;
-    };
+        if (infer_holder(*in.index, *in.roots, c.node)) rules.likely_held[c.node] = 1;
+}
 
-    // --- Evidence per node. ---
+// Unexplained surplus and uncollectable cycles, and which of them are noise.
+// Returns per cycle whether its only fault is a noise holder.
+std::vector<uint8_t> mark_surplus_and_cycles(const SuspectInputs& in, const NoiseRules& rules, SuspectEvidence& ev,
+                                             std::vector<uint8_t>& kinds) {
+    const Cycles& cycles = *in.cycles;
+    const uint32_t n_nodes = in.index->node_count();
     // The kind bits whose evidence is the interpreter's own, per node.
     std::vector<uint8_t>& noise = ev.noise;
     noise.assign(n_nodes, 0);
     for (const NodeCount& c : in.roots->unexplained_nodes()) {
         kinds[c.node] |= kSuspectUnexplainedSurplus;
-        if (is_noise_holder(c.node)) noise[c.node] |= kSuspectUnexplainedSurplus;
+        if (rules.holder(c.node)) noise[c.node] |= kSuspectUnexplainedSurplus;
     }
     // A cycle the collector cannot free is evidence, unless the only reason
     // is an interpreter-owned holder: every class forms a cycle with its own
@@ -197,17 +211,26 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
         const CycleInfo& info = cycles.info(c);
         if (!uncollectable(info.fate)) continue;
         noise_cycle[c] = info.fate == CycleFate::HeldFromOutside && info.culprit_edge == kNoEdge &&
-                         info.culprit_node != kNoNode && is_noise_holder(info.culprit_node);
+                         info.culprit_node != kNoNode && rules.holder(info.culprit_node);
         for (const uint32_t m : cycles.members(c)) {
             kinds[m] |= kSuspectUncollectableCycle;
             noise[m] = noise_cycle[c] ? static_cast<uint8_t>(noise[m] | kSuspectUncollectableCycle) : 0;
         }
     }
+    return noise_cycle;
+}
+
+// Unreachable objects kept alive by a holder.
+void find_unreachable_holders(const SuspectInputs& in, const NoiseRules& rules, const std::vector<uint8_t>& noise_cycle,
+                              SuspectEvidence& ev, std::vector<uint8_t>& kinds) {
+    const GraphIndex& index = *in.index;
+    const Cycles& cycles = *in.cycles;
+    const uint32_t n_nodes = index.node_count();
+    std::vector<uint8_t>& noise = ev.noise;
     const auto is_noise_source = [&](uint32_t node) {
         const uint32_t c = cycles.cycle_of(node);
-        return c == kNoCycle ? is_noise_holder(node) : noise_cycle[c] != 0;
+        return c == kNoCycle ? rules.holder(node) : noise_cycle[c] != 0;
     };
-
     // Unreachable objects kept alive by a holder: a multi-source BFS from
     // every unreachable object with unexplained surplus or in an
     // uncollectable cycle, over retaining edges into unreachable objects. The
@@ -243,9 +266,18 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
     }
     std::vector<uint32_t>().swap(queue);
 
+}
+
+// Growth, survivors, the largest retainers and finalizer traps.
+void mark_growth_and_survivors(const SuspectInputs& in, const SuspectOptions& options, SuspectEvidence& ev,
+                               std::vector<uint8_t>& kinds) {
+    const GraphIndex& index = *in.index;
+    const DominatorTree& dom = *in.dominators;
+    const uint32_t n_nodes = index.node_count();
+    const std::vector<uint32_t>& group_first_type = ev.group_first_type;
     // Growth: new objects of the types that grew since the baseline.
     std::vector<const TypeDelta*>& delta_of_group = ev.delta_of_group;
-    delta_of_group.assign(group_count, nullptr);
+    delta_of_group.assign(ev.group_count, nullptr);
     if (in.diff) {
         for (const TypeDelta& d : in.diff->types) {
             const auto it = std::lower_bound(
@@ -274,6 +306,14 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
     ev.traps = find_finalizer_traps(index, dom);
     for (const FinalizerTrap& trap : ev.traps) kinds[trap.referent] |= kSuspectOwnFinalizer;
 
+}
+
+// With a baseline or survivors: the growth leads and where the growth
+// accumulates.
+void find_accumulation(const SuspectInputs& in, const SuspectOptions& options, SuspectEvidence& ev,
+                       std::vector<uint8_t>& kinds) {
+    const DominatorTree& dom = *in.dominators;
+    const uint32_t n_nodes = in.index->node_count();
     // Where the growth accumulates: the deepest object whose dominator
     // subtree holds more than half of the new (or surviving) objects — the
     // cache or list that keeps them. Counts per dominator subtree come from
@@ -312,6 +352,26 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
             kinds[at] |= kSuspectLargeRetained;
         }
     }
+}
+
+}  // namespace
+
+const FinalizerTrap* SuspectEvidence::trap_of(uint32_t node) const {
+    const auto it = std::lower_bound(traps.begin(), traps.end(), node,
+                                     [](const FinalizerTrap& t, uint32_t n) { return t.referent < n; });
+    return it != traps.end() && it->referent == node ? &*it : nullptr;
+}
+
+SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOptions& options,
+                                        std::vector<uint8_t>& kinds) {
+    SuspectEvidence ev(in.index->snapshot());
+    group_type_names(ev);
+    NoiseRules rules{ev.s, *in.dominators, options, ev, {}, {}, {}};
+    classify_types(in, ev, rules);
+    const std::vector<uint8_t> noise_cycle = mark_surplus_and_cycles(in, rules, ev, kinds);
+    find_unreachable_holders(in, rules, noise_cycle, ev, kinds);
+    mark_growth_and_survivors(in, options, ev, kinds);
+    find_accumulation(in, options, ev, kinds);
     return ev;
 }
 

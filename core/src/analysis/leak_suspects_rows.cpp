@@ -137,6 +137,222 @@ size_t add_inferred_holder(const SuspectInputs& in, SuspectGroup& row) {
     return reason;
 }
 
+// Everything the reasons of a row read besides the row: the inputs, the
+// evidence, and per row the most frequent holders (modes_by_row).
+struct RowContext {
+    const SuspectInputs& in;
+    const SuspectOptions& options;
+    const SuspectEvidence& ev;
+    const std::vector<RowBytes>& row_bytes;
+    std::vector<Mode> holders;       // of the row's unreachable objects
+    std::vector<Mode> lead_holders;  // of the row's growth leads
+    std::vector<Mode> part_leads;    // the leads the row's parts belong to
+    uint32_t rows_of_accumulation;   // the accumulation point's row, or 0xFFFFFFFF
+    uint64_t heap_retained;
+    uint32_t group_first_type_or_bad(uint32_t g) const {
+        return g == ev.bad_group ? ev.type_count : ev.group_first_type[g];
+    }
+};
+
+// "50 objects of type dict have no path from any root; they are kept alive
+// by …". Returns the kind's points.
+double unreachable_reason(const RowContext& x, size_t r, SuspectGroup& row, const std::string& of_type) {
+    const Snapshot& s = x.in.index->snapshot();
+    const Cycles& cycles = *x.in.cycles;
+    const SuspectInputs& in = x.in;
+    const std::vector<Mode>& holders = x.holders;
+    const std::vector<RowBytes>& row_bytes = x.row_bytes;
+    double score = 0;
+    const Mode& m = holders[r];
+    row.holder = m.value;
+    row.holder_objects = m.occurrences;
+    row.holder_count = m.distinct;
+    const uint64_t k = row.unreachable_objects;
+    std::string text = objects_text(k) + of_type + (k == 1 ? " has" : " have") +
+                       " no path from any root; " + (k == 1 ? "it is" : "they are") +
+                       " kept alive by ";
+    if (m.distinct > 1) {
+        text += with_thousands(m.distinct) + " holders, most (" + with_thousands(m.occurrences) +
+                ") by ";
+    }
+    const uint32_t hc = cycles.cycle_of(m.value);
+    if (hc != kNoCycle && uncollectable(cycles.info(hc).fate)) {
+        text += "an uncollectable cycle (" + std::string(cycle_fate_name(cycles.info(hc).fate)) +
+                ") of " + objects_text(cycles.info(hc).members) + " containing " +
+                describe_node(s, m.value);
+    } else {
+        const int64_t refs = in.roots->unexplained(m.value);
+        text += describe_node(s, m.value) + " (unexplained refcount surplus, " +
+                with_thousands(static_cast<uint64_t>(refs)) + (refs == 1 ? " reference)" : " references)");
+    }
+    row.reasons.push_back(std::move(text));
+    score += 4 * magnitude(k, row_bytes[r].unreachable_shallow);
+    return score;
+}
+
+// The largest retainers, or where the growth accumulates. Returns the
+// kind's points.
+double large_retained_reason(const RowContext& x, size_t r, SuspectGroup& row, const std::string& of_type) {
+    const Snapshot& s = x.in.index->snapshot();
+    const DominatorTree& dom = *x.in.dominators;
+    const SuspectInputs& in = x.in;
+    const SuspectEvidence& ev = x.ev;
+    const SuspectOptions& options = x.options;
+    const uint32_t accumulation = ev.accumulation;
+    const uint64_t accumulated = ev.accumulated;
+    const uint64_t accumulated_total = ev.accumulated_total;
+    const uint32_t rows_of_accumulation = x.rows_of_accumulation;
+    const uint64_t heap_retained = x.heap_retained;
+    double score = 0;
+    const uint64_t k = row.large_objects;
+    const bool accumulates = accumulation != kNoNode && rows_of_accumulation == r;
+    const uint64_t retained = accumulates ? dom.retained_size(accumulation) : row.largest_retained;
+    const double share = heap_retained == 0 ? 0.0
+                                            : 100.0 * static_cast<double>(retained) /
+                                                  static_cast<double>(heap_retained);
+    char percent[32];
+    if (share > 0 && share < 1) {
+        std::snprintf(percent, sizeof percent, "<1%%");
+    } else {
+        std::snprintf(percent, sizeof percent, "%.0f%%", share);
+    }
+    if (accumulates) {
+        row.accumulation_node = accumulation;
+        row.accumulated_objects = accumulated;
+        row.reasons.push_back(describe_node(s, accumulation) + " holds " + with_thousands(accumulated) +
+                              " of the " + with_thousands(accumulated_total) +
+                              (in.diff ? " new" : " surviving") +
+                              " objects: the growth accumulates there; it retains " +
+                              human_bytes(retained) + " (" + percent + " of the heap)");
+        // Below the grown type's own row (weight 5): the type names
+        // the leak, the container says where to look.
+        score += 4 * magnitude(accumulated, retained);
+    } else {
+        row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") +
+                              " among the " + with_thousands(options.top_retained) +
+                              " largest retainers; " + (k == 1 ? "it retains " : "the largest retains ") +
+                              human_bytes(retained) + " (" + percent + " of the heap)");
+        score += magnitude(k, retained);
+    }
+    return score;
+}
+
+// "app.Session grew by 1,000 objects …". Returns the kind's points.
+double growth_reason(const RowContext& x, size_t r, SuspectGroup& row) {
+    const uint32_t g = static_cast<uint32_t>(r / 2);
+    double score = 0;
+    const TypeDelta& d = *x.ev.delta_of_group[g];
+    row.growth_objects = d.object_delta();
+    row.growth_bytes = d.byte_delta();
+    row.objects_before = d.objects_a;
+    const std::string bytes = d.byte_delta() >= 0
+                                  ? "+" + human_bytes(static_cast<uint64_t>(d.byte_delta()))
+                                  : "-" + human_bytes(static_cast<uint64_t>(-d.byte_delta()));
+    row.reasons.push_back(row.type + " grew by " + objects_text(static_cast<uint64_t>(d.object_delta())) +
+                          " (" + bytes + ") since the baseline (" + with_thousands(d.objects_a) +
+                          " → " + with_thousands(d.objects_b) + "); " + with_thousands(row.new_objects) +
+                          (row.new_objects == 1 ? " is new" : " are new"));
+    // A builtin container growing is usually a symptom; the type
+    // that names the leak is a class of the program.
+    const double weight = x.ev.interpreter_type[x.group_first_type_or_bad(g)] ? 2.5 : 5.0;
+    score += weight * magnitude(static_cast<uint64_t>(d.object_delta()),
+                           static_cast<uint64_t>(std::max<int64_t>(d.byte_delta(), 0)));
+    return score;
+}
+
+// The row's type, confidence, reasons and score.
+void explain_row(const RowContext& x, size_t r, SuspectGroup& row) {
+    const Snapshot& s = x.in.index->snapshot();
+    const Cycles& cycles = *x.in.cycles;
+    const SuspectInputs& in = x.in;
+    const SuspectEvidence& ev = x.ev;
+    const std::vector<RowBytes>& row_bytes = x.row_bytes;
+    const uint32_t bad_group = ev.bad_group;
+    const std::vector<uint32_t>& group_first_type = ev.group_first_type;
+    const std::vector<uint8_t>& interpreter_type = ev.interpreter_type;
+    const std::vector<Mode>& lead_holders = x.lead_holders;
+    const std::vector<Mode>& part_leads = x.part_leads;
+    const auto group_first_type_or_bad = [&](uint32_t g) { return x.group_first_type_or_bad(g); };
+    const bool low = (r & 1) != 0;
+    const uint32_t g = static_cast<uint32_t>(r / 2);
+    if (g == bad_group) {
+        row.type = "?";
+    } else {
+        row.type = std::string(ev.name_of(group_first_type[g]));
+        row.module = std::string(s.strings.view(s.types[group_first_type[g]].module));
+    }
+    row.confidence = low ? SuspectConfidence::Low : SuspectConfidence::High;
+    const std::string of_type = " of type " + row.type;
+    const bool noise_row = low && (row.kinds & (kSuspectUnexplainedSurplus | kSuspectUnreachable));
+    double score = 0;
+
+    if (row.kinds & kSuspectUnexplainedSurplus) {
+        const uint64_t k = row.surplus_objects;
+        row.reasons.push_back(
+            objects_text(k) + of_type + (k == 1 ? " has " : " have ") +
+            with_thousands(static_cast<uint64_t>(row.unexplained_references)) +
+            (row.unexplained_references == 1 ? " reference" : " references") +
+            " nobody in the graph accounts for (a C/C++ holder or a refcount leak); " +
+            (k == 1 ? "it retains " : "they retain ") + human_bytes(row_bytes[r].surplus_retained));
+        // +2: a proven defect (a reference nobody accounts for) of one
+        // object outranks the statistical growth of a handful.
+        score += 8 * (kProofBonus + magnitude(k, row_bytes[r].surplus_retained));
+    }
+    if (row.kinds & kSuspectUnreachable) score += unreachable_reason(x, r, row, of_type);
+    if (row.kinds & kSuspectUncollectableCycle) {
+        const uint64_t k = row.cycle_objects;
+        std::string explanation = cycles.explain(row.cycle);
+        constexpr std::string_view prefix = "uncollectable: ";
+        if (explanation.starts_with(prefix)) explanation.erase(0, prefix.size());
+        row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") + " in " +
+                              with_thousands(row.cycle_count) +
+                              (row.cycle_count == 1 ? " uncollectable cycle" : " uncollectable cycles") +
+                              " (" + human_bytes(row_bytes[r].cycle_shallow) + " of them)" +
+                              (row.cycle_count == 1 ? ": " : "; the largest: ") + explanation);
+        score += 10 * (kProofBonus + magnitude(k, row_bytes[r].cycle_shallow));
+    }
+    if (row.kinds & kSuspectGrowth) score += growth_reason(x, r, row);
+    if (row.kinds & kSuspectSurvivor) {
+        const uint64_t k = row.survivor_objects;
+        row.reasons.push_back(objects_text(k) + of_type + " (" + human_bytes(row.survivor_bytes) +
+                              ") allocated between snapshots 1 and 2 " +
+                              (k == 1 ? "is" : "are") + " still alive in snapshot 3");
+        score += 8 * magnitude(k, row.survivor_bytes);
+    }
+    if (row.kinds & kSuspectLargeRetained) score += large_retained_reason(x, r, row, of_type);
+    if (row.kinds & kSuspectGrowingHolder) {
+        score += growing_holder_reason(in, row, lead_holders[r], row_bytes[r],
+                                       interpreter_type[group_first_type_or_bad(g)] != 0);
+    }
+    if (row_bytes[r].part_objects > 0 || row_bytes[r].cached_objects > 0) {
+        const Mode& m = part_leads[r];
+        row.reasons.push_back(growth_noise_reason(s, row, m, row_bytes[r]));
+    }
+    if (row.kinds & kSuspectOwnFinalizer) {
+        const uint64_t k = row.finalizer_objects;
+        row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") +
+                              " kept alive only by the state of a callback waiting for " +
+                              (k == 1 ? "it" : "them") + " to be freed, which cannot run while its state holds " +
+                              (k == 1 ? "it" : "them") + " (" +
+                              human_bytes(row_bytes[r].finalizer_retained) + " retained): " +
+                              describe_finalizer_trap(s, row.finalizer_trap));
+        // Proof of a leak, like an uncollectable cycle, and ranked above
+        // one: the cycle may be the interpreter's, the trap never is.
+        score += 12 * (kProofBonus + magnitude(k, row_bytes[r].finalizer_retained));
+    }
+    // A likely C++ holder is a better guess than static state.
+    if (add_inferred_holder(in, row) != 0 && noise_row) {
+        row.reasons.front() += " — probably static state held from C, the interpreter's or an "
+                              "extension's (interned strings, static types, module globals)";
+    }
+    if (low) score *= 0.1;
+    row.score = std::round(score * 100.0) / 100.0;  // stable when printed
+    for (size_t i = 0; i < row.reasons.size(); ++i) {
+        if (i) row.reason += "; ";
+        row.reason += row.reasons[i];
+    }
+}
+
 }  // namespace
 
 std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const SuspectOptions& options,
@@ -145,17 +361,10 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
     const uint32_t n_nodes = in.index->node_count();
     const DominatorTree& dom = *in.dominators;
     const Cycles& cycles = *in.cycles;
-    const uint32_t type_count = ev.type_count;
-    const uint32_t bad_group = ev.bad_group;
     const uint32_t group_count = ev.group_count;
-    const std::vector<uint32_t>& group_first_type = ev.group_first_type;
-    const std::vector<uint8_t>& interpreter_type = ev.interpreter_type;
     const std::vector<uint8_t>& noise = ev.noise;
     const std::vector<uint32_t>& holder = ev.holder;
-    const std::vector<const TypeDelta*>& delta_of_group = ev.delta_of_group;
     const uint32_t accumulation = ev.accumulation;
-    const uint64_t accumulated = ev.accumulated;
-    const uint64_t accumulated_total = ev.accumulated_total;
     std::vector<SuspectGroup> groups;
 
     // --- Which row each node goes to. Row = group * 2 + (low confidence). ---
@@ -250,8 +459,6 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
     }
     std::vector<uint32_t>().swap(node_row);
 
-    const std::vector<Mode> holders = modes_by_row(holder_pairs, row_count);
-    const std::vector<Mode> lead_holders = modes_by_row(lead_pairs, row_count);
     const std::vector<Mode> part_leads = modes_by_row(part_pairs, row_count);
     for (const uint64_t pair : part_pairs) ++row_bytes[row_of(static_cast<uint32_t>(pair))].parts;
     // Cycles per row: distinct count, and the one with the most bytes.
@@ -265,163 +472,17 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
     }
 
     // --- Reasons and scores. ---
-    const auto group_first_type_or_bad = [&](uint32_t g) { return g == bad_group ? type_count : group_first_type[g]; };
-    const uint32_t rows_of_accumulation = accumulation == kNoNode ? 0xFFFFFFFFu : row_of(accumulation);
-    const uint64_t heap_retained = dom.retained_size(kSuperRoot);
+    const RowContext context{in,
+                             options,
+                             ev,
+                             row_bytes,
+                             modes_by_row(holder_pairs, row_count),
+                             modes_by_row(lead_pairs, row_count),
+                             part_leads,
+                             accumulation == kNoNode ? 0xFFFFFFFFu : row_of(accumulation),
+                             dom.retained_size(kSuperRoot)};
     for (size_t r = 0; r < row_count; ++r) {
-        SuspectGroup& row = rows[r];
-        if (row.objects == 0) continue;
-        const bool low = (r & 1) != 0;
-        const uint32_t g = static_cast<uint32_t>(r / 2);
-        if (g == bad_group) {
-            row.type = "?";
-        } else {
-            row.type = std::string(ev.name_of(group_first_type[g]));
-            row.module = std::string(s.strings.view(s.types[group_first_type[g]].module));
-        }
-        row.confidence = low ? SuspectConfidence::Low : SuspectConfidence::High;
-        const std::string of_type = " of type " + row.type;
-        const bool noise_row = low && (row.kinds & (kSuspectUnexplainedSurplus | kSuspectUnreachable));
-        double score = 0;
-
-        if (row.kinds & kSuspectUnexplainedSurplus) {
-            const uint64_t k = row.surplus_objects;
-            row.reasons.push_back(
-                objects_text(k) + of_type + (k == 1 ? " has " : " have ") +
-                with_thousands(static_cast<uint64_t>(row.unexplained_references)) +
-                (row.unexplained_references == 1 ? " reference" : " references") +
-                " nobody in the graph accounts for (a C/C++ holder or a refcount leak); " +
-                (k == 1 ? "it retains " : "they retain ") + human_bytes(row_bytes[r].surplus_retained));
-            // +2: a proven defect (a reference nobody accounts for) of one
-            // object outranks the statistical growth of a handful.
-            score += 8 * (kProofBonus + magnitude(k, row_bytes[r].surplus_retained));
-        }
-        if (row.kinds & kSuspectUnreachable) {
-            const Mode& m = holders[r];
-            row.holder = m.value;
-            row.holder_objects = m.occurrences;
-            row.holder_count = m.distinct;
-            const uint64_t k = row.unreachable_objects;
-            std::string text = objects_text(k) + of_type + (k == 1 ? " has" : " have") +
-                               " no path from any root; " + (k == 1 ? "it is" : "they are") +
-                               " kept alive by ";
-            if (m.distinct > 1) {
-                text += with_thousands(m.distinct) + " holders, most (" + with_thousands(m.occurrences) +
-                        ") by ";
-            }
-            const uint32_t hc = cycles.cycle_of(m.value);
-            if (hc != kNoCycle && uncollectable(cycles.info(hc).fate)) {
-                text += "an uncollectable cycle (" + std::string(cycle_fate_name(cycles.info(hc).fate)) +
-                        ") of " + objects_text(cycles.info(hc).members) + " containing " +
-                        describe_node(s, m.value);
-            } else {
-                const int64_t refs = in.roots->unexplained(m.value);
-                text += describe_node(s, m.value) + " (unexplained refcount surplus, " +
-                        with_thousands(static_cast<uint64_t>(refs)) + (refs == 1 ? " reference)" : " references)");
-            }
-            row.reasons.push_back(std::move(text));
-            score += 4 * magnitude(k, row_bytes[r].unreachable_shallow);
-        }
-        if (row.kinds & kSuspectUncollectableCycle) {
-            const uint64_t k = row.cycle_objects;
-            std::string explanation = cycles.explain(row.cycle);
-            constexpr std::string_view prefix = "uncollectable: ";
-            if (explanation.starts_with(prefix)) explanation.erase(0, prefix.size());
-            row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") + " in " +
-                                  with_thousands(row.cycle_count) +
-                                  (row.cycle_count == 1 ? " uncollectable cycle" : " uncollectable cycles") +
-                                  " (" + human_bytes(row_bytes[r].cycle_shallow) + " of them)" +
-                                  (row.cycle_count == 1 ? ": " : "; the largest: ") + explanation);
-            score += 10 * (kProofBonus + magnitude(k, row_bytes[r].cycle_shallow));
-        }
-        if (row.kinds & kSuspectGrowth) {
-            const TypeDelta& d = *delta_of_group[g];
-            row.growth_objects = d.object_delta();
-            row.growth_bytes = d.byte_delta();
-            row.objects_before = d.objects_a;
-            const std::string bytes = d.byte_delta() >= 0
-                                          ? "+" + human_bytes(static_cast<uint64_t>(d.byte_delta()))
-                                          : "-" + human_bytes(static_cast<uint64_t>(-d.byte_delta()));
-            row.reasons.push_back(row.type + " grew by " + objects_text(static_cast<uint64_t>(d.object_delta())) +
-                                  " (" + bytes + ") since the baseline (" + with_thousands(d.objects_a) +
-                                  " → " + with_thousands(d.objects_b) + "); " + with_thousands(row.new_objects) +
-                                  (row.new_objects == 1 ? " is new" : " are new"));
-            // A builtin container growing is usually a symptom; the type
-            // that names the leak is a class of the program.
-            const double weight = interpreter_type[group_first_type_or_bad(g)] ? 2.5 : 5.0;
-            score += weight * magnitude(static_cast<uint64_t>(d.object_delta()),
-                                   static_cast<uint64_t>(std::max<int64_t>(d.byte_delta(), 0)));
-        }
-        if (row.kinds & kSuspectSurvivor) {
-            const uint64_t k = row.survivor_objects;
-            row.reasons.push_back(objects_text(k) + of_type + " (" + human_bytes(row.survivor_bytes) +
-                                  ") allocated between snapshots 1 and 2 " +
-                                  (k == 1 ? "is" : "are") + " still alive in snapshot 3");
-            score += 8 * magnitude(k, row.survivor_bytes);
-        }
-        if (row.kinds & kSuspectLargeRetained) {
-            const uint64_t k = row.large_objects;
-            const bool accumulates = accumulation != kNoNode && rows_of_accumulation == r;
-            const uint64_t retained = accumulates ? dom.retained_size(accumulation) : row.largest_retained;
-            const double share = heap_retained == 0 ? 0.0
-                                                    : 100.0 * static_cast<double>(retained) /
-                                                          static_cast<double>(heap_retained);
-            char percent[32];
-            if (share > 0 && share < 1) {
-                std::snprintf(percent, sizeof percent, "<1%%");
-            } else {
-                std::snprintf(percent, sizeof percent, "%.0f%%", share);
-            }
-            if (accumulates) {
-                row.accumulation_node = accumulation;
-                row.accumulated_objects = accumulated;
-                row.reasons.push_back(describe_node(s, accumulation) + " holds " + with_thousands(accumulated) +
-                                      " of the " + with_thousands(accumulated_total) +
-                                      (in.diff ? " new" : " surviving") +
-                                      " objects: the growth accumulates there; it retains " +
-                                      human_bytes(retained) + " (" + percent + " of the heap)");
-                // Below the grown type's own row (weight 5): the type names
-                // the leak, the container says where to look.
-                score += 4 * magnitude(accumulated, retained);
-            } else {
-                row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") +
-                                      " among the " + with_thousands(options.top_retained) +
-                                      " largest retainers; " + (k == 1 ? "it retains " : "the largest retains ") +
-                                      human_bytes(retained) + " (" + percent + " of the heap)");
-                score += magnitude(k, retained);
-            }
-        }
-        if (row.kinds & kSuspectGrowingHolder) {
-            score += growing_holder_reason(in, row, lead_holders[r], row_bytes[r],
-                                           interpreter_type[group_first_type_or_bad(g)] != 0);
-        }
-        if (row_bytes[r].part_objects > 0 || row_bytes[r].cached_objects > 0) {
-            const Mode& m = part_leads[r];
-            row.reasons.push_back(growth_noise_reason(s, row, m, row_bytes[r]));
-        }
-        if (row.kinds & kSuspectOwnFinalizer) {
-            const uint64_t k = row.finalizer_objects;
-            row.reasons.push_back(objects_text(k) + of_type + (k == 1 ? " is" : " are") +
-                                  " kept alive only by the state of a callback waiting for " +
-                                  (k == 1 ? "it" : "them") + " to be freed, which cannot run while its state holds " +
-                                  (k == 1 ? "it" : "them") + " (" +
-                                  human_bytes(row_bytes[r].finalizer_retained) + " retained): " +
-                                  describe_finalizer_trap(s, row.finalizer_trap));
-            // Proof of a leak, like an uncollectable cycle, and ranked above
-            // one: the cycle may be the interpreter's, the trap never is.
-            score += 12 * (kProofBonus + magnitude(k, row_bytes[r].finalizer_retained));
-        }
-        // A likely C++ holder is a better guess than static state.
-        if (add_inferred_holder(in, row) != 0 && noise_row) {
-            row.reasons.front() += " — probably static state held from C, the interpreter's or an "
-                                  "extension's (interned strings, static types, module globals)";
-        }
-        if (low) score *= 0.1;
-        row.score = std::round(score * 100.0) / 100.0;  // stable when printed
-        for (size_t i = 0; i < row.reasons.size(); ++i) {
-            if (i) row.reason += "; ";
-            row.reason += row.reasons[i];
-        }
+        if (rows[r].objects > 0) explain_row(context, r, rows[r]);
     }
 
     // --- Order, and the per-node column (high-confidence rows only). ---

@@ -162,6 +162,8 @@ private:
     // (count <= kBlock bytes). `stack` is scratch space.
     void evaluate_block(uint32_t first, uint32_t count, uint8_t* out,
                         std::vector<uint8_t>& stack) const;
+    // One numeric comparison term of evaluate_block.
+    void evaluate_number(const Op& op, uint32_t first, uint32_t count, uint8_t* slot) const;
     template <typename Sink>
     void run(Sink&& sink) const;
 
