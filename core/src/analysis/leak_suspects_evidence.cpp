@@ -184,8 +184,13 @@ void classify_types(const SuspectInputs& in, SuspectEvidence& ev, NoiseRules& ru
     // state, whatever its type: the closure of a wrapper's callback is a
     // function, and the wrapper's cycle is the program's.
     rules.likely_held.assign(n_nodes, 0);
+    // Only an object no root reaches: a cycle the collector cannot see is
+    // garbage but for the C++ member. A reachable object with surplus (a
+    // function torch's C++ keeps, whose __globals__ lead to some bound
+    // object) is alive anyway, and the static-state rules still apply.
     for (const NodeCount& c : in.roots->unexplained_nodes())
-        if (infer_holder(*in.index, *in.roots, c.node)) rules.likely_held[c.node] = 1;
+        if (!in.paths->reachable(c.node) && infer_holder(*in.index, *in.roots, c.node))
+            rules.likely_held[c.node] = 1;
 }
 
 // Unexplained surplus and uncollectable cycles, and which of them are noise.
