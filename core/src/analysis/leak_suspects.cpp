@@ -21,7 +21,8 @@ namespace {
 // almost always held by C statics (interned strings, type caches, module
 // state). Also the names runtimes give their own types without a module of
 // that name: CPython 3.13's cross-interpreter exceptions
-// ("interpreters.NotShareableError", kept in interpreter state) and
+// ("interpreters.NotShareableError", kept in interpreter state; 3.14 names
+// it "concurrent.interpreters.NotShareableError") and
 // pybind11's ("pybind11_builtins.pybind11_object", the metaclass, and 3.x's
 // function record type, which each extension's local internals hold).
 constexpr std::string_view kInterpreterModules[] = {
@@ -42,7 +43,7 @@ constexpr std::string_view kInterpreterModules[] = {
     "pyexpat",    "re",          "resource",     "select",      "socket",       "ssl",
     "sys",        "termios",     "time",         "types",       "typing",       "unicodedata",
     "weakref",    "zipimport",   "zlib",         "_weakrefset", "encodings",    "_pydecimal",
-    "interpreters", "pybind11_builtins",
+    "interpreters", "concurrent", "pybind11_builtins",
 };
 
 }  // namespace
