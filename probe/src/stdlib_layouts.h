@@ -54,7 +54,8 @@ struct LruLink {
     PyObject* result;
 };
 
-#if PY_VERSION_HEX < 0x030A0000
+// 3.10 added kwd_mark and lru_list_elem_type (module state moved into the
+// object); the rest of the layout is the same on 3.9-3.15.
 struct LruCache {
     LruLink root;
     void* wrapper;
@@ -64,27 +65,14 @@ struct LruCache {
     PyObject* func;
     Py_ssize_t maxsize;
     Py_ssize_t misses;
-    PyObject* cache_info_type;
-    PyObject* dict;
-    PyObject* weakreflist;
-};
-#else
-struct LruCache {
-    LruLink root;
-    void* wrapper;
-    int typed;
-    PyObject* cache;
-    Py_ssize_t hits;
-    PyObject* func;
-    Py_ssize_t maxsize;
-    Py_ssize_t misses;
+#if PY_VERSION_HEX >= 0x030A0000
     PyObject* kwd_mark;
     PyTypeObject* lru_list_elem_type;
+#endif
     PyObject* cache_info_type;
     PyObject* dict;
     PyObject* weakreflist;
 };
-#endif
 static_assert(sizeof(LruLink) == 56 || sizeof(void*) != 8, "lru_list_elem: 56 bytes on 64-bit");
 
 // The head every Future and Task shares, up to cancel_msg.

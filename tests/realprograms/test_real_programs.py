@@ -129,7 +129,9 @@ def make_case(program):
 
 
 for _program in ("sympy_calc.py", "django_shop.py", "asyncio_service.py", "pandas_report.py"):
-    globals()[make_case(_program).__name__] = make_case(_program)
+    _case = make_case(_program)
+    globals()[_case.__name__] = _case
+del _case  # unittest would collect it a second time under this name
 
 
 @unittest.skipUnless(CLI and os.path.exists(CLI), "REFSCOPE_CLI not set")

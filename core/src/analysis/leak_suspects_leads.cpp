@@ -18,6 +18,7 @@
 // under such a link, or held by the wrapper of such a cache (which reports
 // its links' keys and results itself), are the cache warming up, whatever
 // their type.
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -30,23 +31,35 @@ namespace {
 constexpr std::string_view kBoundedCacheLink = "functools._lru_list_elem";
 constexpr std::string_view kBoundedCacheWrapper = "functools._lru_cache_wrapper";
 
+// Per type id (and one for bad ids): 1 = a bounded cache's link type,
+// 2 = the lru_cache wrapper type, 3 = dict. Decided once per type, not per
+// node.
+enum : uint8_t { kOtherType = 0, kLinkType = 1, kWrapperType = 2, kDictType = 3 };
+std::vector<uint8_t> cache_type_roles(const SuspectEvidence& ev) {
+    std::vector<uint8_t> role(ev.type_count + 1, kOtherType);
+    for (uint32_t t = 0; t < ev.type_count; ++t) {
+        const std::string_view name = ev.name_of(t);
+        role[t] = name == kBoundedCacheLink ? kLinkType : name == kBoundedCacheWrapper ? kWrapperType
+                                                        : name == "dict"             ? kDictType
+                                                                                     : kOtherType;
+    }
+    return role;
+}
+
 // The lru_cache wrappers that are bounded: their cache dict's values are
 // links. The wrapper's tp_traverse reports each link's key and result
 // itself, so a cached result's dominator may be the wrapper, not a link.
-template <typename IsLink>
-std::vector<uint8_t> bounded_cache_wrappers(const GraphIndex& index, const SuspectEvidence& ev, IsLink is_link) {
-    const Snapshot& s = ev.s;
+template <typename RoleOf>
+std::vector<uint8_t> bounded_cache_wrappers(const GraphIndex& index, RoleOf role_of) {
     const uint32_t n_nodes = index.node_count();
     std::vector<uint8_t> bounded(n_nodes, 0);
     for (uint32_t n = 0; n < n_nodes; ++n) {
-        const uint32_t t = s.node_type[n];
-        if (t >= ev.type_count || ev.name_of(t) != kBoundedCacheWrapper) continue;
+        if (role_of(n) != kWrapperType) continue;
         for (const uint32_t e : index.out_edges(n)) {
             const uint32_t d = index.target(e);
-            if (d >= n_nodes || s.strings.view(s.types[s.node_type[d] < ev.type_count ? s.node_type[d] : 0].name) != "dict")
-                continue;
+            if (d >= n_nodes || role_of(d) != kDictType) continue;
             for (const uint32_t v : index.out_edges(d)) {
-                if (index.target(v) < n_nodes && is_link(index.target(v))) {
+                if (index.target(v) < n_nodes && role_of(index.target(v)) == kLinkType) {
                     bounded[n] = 1;
                     break;
                 }
@@ -81,11 +94,10 @@ void find_growth_leads(const SuspectInputs& in, const SuspectOptions& options, c
         const uint32_t t = s.node_type[n];
         return !ev.interpreter_type[t < ev.type_count ? t : ev.type_count];
     };
-    const auto is_link = [&](uint32_t n) {
-        const uint32_t t = s.node_type[n];
-        return t < ev.type_count && ev.name_of(t) == kBoundedCacheLink;
-    };
-    const std::vector<uint8_t> bounded_wrapper = bounded_cache_wrappers(*in.index, ev, is_link);
+    const std::vector<uint8_t> roles = cache_type_roles(ev);
+    const auto role_of = [&](uint32_t n) { return roles[std::min<uint32_t>(s.node_type[n], ev.type_count)]; };
+    const auto is_link = [&](uint32_t n) { return role_of(n) == kLinkType; };
+    const std::vector<uint8_t> bounded_wrapper = bounded_cache_wrappers(*in.index, role_of);
 
     // Parents before children: each new object learns its subtree's head
     // (the topmost new object), the holder, the program-type lead above it
