@@ -191,5 +191,39 @@ TEST(LeakSuspects, MetaclassesHeldFromCAreStaticStateClassesAreNot) {
     EXPECT_EQ(low->representative, meta);
 }
 
+// NumPy 2.4 keeps a few casts in a C static struct and also in the cast
+// tables (dicts held from C) of every DType: an object with surplus whose
+// every owner is such unreachable static state belongs to it. An object of
+// the same type that a program's object also holds stays evidence.
+TEST(LeakSuspects, ObjectsOwnedOnlyByStaticStateAreStaticStateTheirOwnSurplusToo) {
+    SnapshotBuilder b;
+    const uint32_t table_a = b.node("dict", 1, "cast table", 300);  // held from C
+    const uint32_t table_b = b.node("dict", 1, "cast table", 300);
+    const uint32_t shared = b.node("_ext.Cast", 3, {}, 184, format::kNodeGcTracked, "_ext");
+    b.dict_item(table_a, b.str("to_object", 1), shared);
+    b.dict_item(table_b, b.str("to_object", 1), shared);
+    const uint32_t thing = b.node("app.Thing", 1, {}, 48, format::kNodeGcTracked, "app");
+    const uint32_t also_thing = b.node("_ext.Cast", 3, {}, 184, format::kNodeGcTracked, "_ext");
+    b.dict_item(table_a, b.str("to_thing", 1), also_thing);
+    b.edge(thing, also_thing, EdgeKind::Attribute, b.string_id("cast"));
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
+    uint32_t high = 0, low = 0;
+    for (const SuspectGroup& g : suspects.groups()) {
+        if (g.type != "_ext.Cast") continue;
+        if (g.confidence == SuspectConfidence::High) {
+            ++high;
+            EXPECT_EQ(g.objects, 1u);
+            EXPECT_EQ(g.representative, also_thing);
+        } else {
+            ++low;
+            EXPECT_EQ(g.representative, shared);
+            EXPECT_TRUE(contains(g.reason, "static state held from C")) << g.reason;
+        }
+    }
+    EXPECT_EQ(high, 1u);
+    EXPECT_EQ(low, 1u);
+}
+
 }  // namespace
 }  // namespace refscope::analysis

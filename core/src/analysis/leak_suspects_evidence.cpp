@@ -193,6 +193,25 @@ void classify_types(const SuspectInputs& in, SuspectEvidence& ev, NoiseRules& ru
             rules.likely_held[c.node] = 1;
 }
 
+// An object no root reaches whose every owner is itself static state no
+// root reaches belongs to that state: NumPy 2.4 keeps its object-to-any and
+// any-to-object casts in a static struct and also in the cast tables of
+// every DType (dicts held from C), so the casts' surplus is the same C
+// static's. One level only: a leaked reference to an object that ordinary
+// program containers hold stays evidence.
+bool held_only_by_static_state(const SuspectInputs& in, const NoiseRules& rules, uint32_t node) {
+    if (in.paths->reachable(node)) return false;
+    const Snapshot& s = rules.s;
+    bool owned = false;
+    for (const uint32_t e : in.index->in_edges(node)) {
+        if (!(s.edge_flags[e] & format::kEdgeOwned)) continue;
+        const uint32_t from = in.index->source(e);
+        if (in.paths->reachable(from) || !rules.holder(from)) return false;
+        owned = true;
+    }
+    return owned;
+}
+
 // Unexplained surplus and uncollectable cycles, and which of them are noise.
 // Returns per cycle whether its only fault is a noise holder.
 std::vector<uint8_t> mark_surplus_and_cycles(const SuspectInputs& in, const NoiseRules& rules, SuspectEvidence& ev,
@@ -204,7 +223,8 @@ std::vector<uint8_t> mark_surplus_and_cycles(const SuspectInputs& in, const Nois
     noise.assign(n_nodes, 0);
     for (const NodeCount& c : in.roots->unexplained_nodes()) {
         kinds[c.node] |= kSuspectUnexplainedSurplus;
-        if (rules.holder(c.node)) noise[c.node] |= kSuspectUnexplainedSurplus;
+        if (rules.holder(c.node) || held_only_by_static_state(in, rules, c.node))
+            noise[c.node] |= kSuspectUnexplainedSurplus;
     }
     // A cycle the collector cannot free is evidence, unless the only reason
     // is an interpreter-owned holder: every class forms a cycle with its own
