@@ -45,6 +45,11 @@ inline ::testing::AssertionResult same_snapshot(const Snapshot& a, const Snapsho
     std::vector<uint64_t> ha, hb;
     for (const auto& t : a.threads) ha.insert(ha.end(), {t.ident, t.name, uint64_t(t.is_main)});
     for (const auto& t : b.threads) hb.insert(hb.end(), {t.ident, t.name, uint64_t(t.is_main)});
+    std::vector<uint64_t> fa, fb;
+    for (const auto& f : a.allocations.frames) fa.insert(fa.end(), {f.file, f.line, f.function});
+    for (const auto& f : b.allocations.frames) fb.insert(fb.end(), {f.file, f.line, f.function});
+    if (a.allocations.traceback_limit != b.allocations.traceback_limit)
+        return ::testing::AssertionFailure() << "allocation traceback limits differ";
     ::testing::AssertionResult results[] = {
         same_column("strings", a.strings.raw(), b.strings.raw()),
         same_column("types", ta, tb),
@@ -61,6 +66,10 @@ inline ::testing::AssertionResult same_snapshot(const Snapshot& a, const Snapsho
         same_column("edge_label", a.edge_label, b.edge_label),
         same_column("roots", ra, rb),
         same_column("threads", ha, hb),
+        same_column("allocation frames", fa, fb),
+        same_column("traceback starts", a.allocations.traceback_start, b.allocations.traceback_start),
+        same_column("traceback frames", a.allocations.traceback_frames, b.allocations.traceback_frames),
+        same_column("node tracebacks", a.allocations.node_traceback, b.allocations.node_traceback),
     };
     for (auto& r : results)
         if (!r) return r;

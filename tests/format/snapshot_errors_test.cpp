@@ -2,6 +2,8 @@
 // to and a message that names what is wrong and where.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <random>
 
 #include "snapshot_compare.h"
@@ -321,6 +323,26 @@ TEST(ReadErrors, OutOfRangeIdsWithValidChecksums) {
         EXPECT_TRUE(
             contains(expect_read_error(forge_snapshot(s), ReadErrorCode::Corrupt), c.message));
     }
+}
+
+// Allocation sites whose ids point nowhere, a node column of the wrong
+// length and an empty traceback are refused with one clear message.
+TEST(ReadErrors, BadAllocationSections) {
+    const auto refused = [](const std::function<void(AllocationSites&)>& damage, const char* expected) {
+        Snapshot s = make_small_snapshot();
+        add_allocation_sites(s);
+        damage(s.allocations);
+        const std::string message = expect_read_error(forge_snapshot(s), ReadErrorCode::Corrupt);
+        EXPECT_NE(message.find("Allocations section"), std::string::npos) << message;
+        EXPECT_NE(message.find(expected), std::string::npos) << message;
+    };
+    refused([](AllocationSites& a) { a.node_traceback[1] = 99; }, "traceback 98 is out of range");
+    refused([](AllocationSites& a) { a.traceback_frames[0] = 50; }, "frame 50 is out of range");
+    refused([](AllocationSites& a) { a.frames[0].file = 1'000'000; }, "file 1000000 is out of range");
+    refused([](AllocationSites& a) { a.node_traceback.pop_back(); }, "differs from the");
+    refused([](AllocationSites& a) { a.traceback_start.insert(a.traceback_start.begin() + 1, 0); },
+            "has no frames");
+    refused([](AllocationSites& a) { a.traceback_start.back() = 1'000'000; }, "frames, more than the");
 }
 
 TEST(ReadErrors, OutDegreesThatDoNotAddUp) {

@@ -53,6 +53,35 @@ TEST_P(RoundTrip, TypeFlagsAndFilesWithout) {
     EXPECT_TRUE(same_snapshot(s, back));
 }
 
+// Format 1.2's allocation sites survive the trip in an optional section (a
+// 1.1 reader skips it: Versioning tests); a file without them (1.1, or a
+// target that did not trace) reads with none recorded.
+TEST_P(RoundTrip, AllocationSitesAndFilesWithout) {
+    Snapshot s = make_small_snapshot();
+    add_allocation_sites(s);
+    ASSERT_TRUE(s.allocations.recorded());
+    const std::vector<uint8_t> bytes = format::encode_snapshot(s, options());
+    RawFile file = split_sections(bytes);
+    const RawSection& section = find_section(file, format::SectionId::Allocations);
+    EXPECT_EQ(section.frame.flags & format::kSectionRequired, 0);
+    const Snapshot back = format::decode_snapshot(bytes.data(), bytes.size());
+    EXPECT_TRUE(same_snapshot(s, back));
+    ASSERT_EQ(back.allocations.traceback_count(), 2u);
+    const uint32_t t = back.allocations.traceback_of(40);
+    ASSERT_NE(t, AllocationSites::kNone);
+    EXPECT_EQ(back.allocations.frames_end(t) - back.allocations.frames_begin(t), 3);
+    const AllocationFrame& top = back.allocations.frames[*back.allocations.frames_begin(t)];
+    EXPECT_EQ(back.strings.at(top.file), "app/views.py");
+    EXPECT_EQ(top.line, 12u);
+    EXPECT_EQ(back.strings.at(top.function), "create_order");
+    EXPECT_EQ(back.allocations.traceback_of(2), AllocationSites::kNone);
+
+    const std::vector<uint8_t> old = forge_snapshot(s, 1, 1);
+    const Snapshot without = format::decode_snapshot(old.data(), old.size());
+    EXPECT_FALSE(without.allocations.recorded());
+    EXPECT_EQ(without.allocations.traceback_of(40), AllocationSites::kNone);
+}
+
 TEST_P(RoundTrip, EmptySnapshot) {
     const Snapshot s;
     const Snapshot back = round_trip(s, options());
@@ -122,7 +151,9 @@ TEST(RoundTripLevels, EveryZstdLevelDecodes) {
 TEST(SpecConformance, WriterMatchesTheIndependentSpecEncoder) {
     // forge_snapshot() follows docs/format.md without sharing code with the
     // writer: uncompressed output must agree byte for byte.
-    for (const Snapshot& s : {make_small_snapshot(), Snapshot{}, make_synthetic_heap(3'000, 11)}) {
+    Snapshot traced = make_small_snapshot();
+    add_allocation_sites(traced);
+    for (const Snapshot& s : {make_small_snapshot(), traced, Snapshot{}, make_synthetic_heap(3'000, 11)}) {
         EXPECT_EQ(format::encode_snapshot(s, WriteOptions{false, 0}), forge_snapshot(s));
     }
 }

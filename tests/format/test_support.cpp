@@ -92,7 +92,26 @@ Snapshot make_small_snapshot() {
         {40, RootKind::ThreadStack, 1, str("thread worker-1, frame app.py:12 in run, local x"), 2});
     s.roots.push_back({native, RootKind::Extension, kNoNode, str("registry"), 1});
     s.roots.push_back({fn, RootKind::ThreadStack, 0, main_name, 1});
+
     return s;
+}
+
+void add_allocation_sites(Snapshot& s) {
+    const auto str = [&](std::string_view text) { return s.strings.add(text); };
+    uint32_t fn = 0;  // the function object `main`
+    while (fn < s.node_count() && s.strings.view(s.node_preview[fn]) != "main") ++fn;
+    // Two tracebacks sharing a frame; a few nodes traced.
+    AllocationSites& a = s.allocations;
+    a.traceback_limit = 8;
+    a.frames.push_back({str("app/views.py"), 12, str("create_order")});
+    a.frames.push_back({str("app/urls.py"), 40, str("dispatch")});
+    a.frames.push_back({str("<frozen runpy>"), 88, 0});  // no function found
+    const uint32_t orders = a.add_traceback({0, 1, 2});
+    const uint32_t other = a.add_traceback({1});
+    a.node_traceback.assign(s.node_count(), 0);
+    a.node_traceback[1] = orders + 1;
+    a.node_traceback[40] = orders + 1;
+    a.node_traceback[fn] = other + 1;
 }
 
 // ------------------------------------------------------------ forging ----
@@ -111,7 +130,7 @@ void text(Bytes& b, const std::string& s) {
 void section(Bytes& out, SectionId id, const Bytes& payload) {
     format::SectionFrame f;
     f.id = static_cast<uint16_t>(id);
-    f.flags = format::kSectionRequired;
+    f.flags = id == SectionId::Allocations ? 0 : format::kSectionRequired;
     f.stored_bytes = payload.size();
     f.raw_bytes = payload.size();
     f.crc32c = format::crc32c(payload.data(), payload.size());
@@ -240,6 +259,23 @@ std::vector<uint8_t> forge_snapshot(const Snapshot& s, uint16_t major, uint16_t 
     for (const auto& t : s.threads) varint(p, t.name);
     for (const auto& t : s.threads) p.push_back(t.is_main ? 1 : 0);
     section(out, SectionId::Threads, p);
+
+    const AllocationSites& a = s.allocations;
+    if (!a.node_traceback.empty() && minor >= 2) {
+        p.clear();
+        varint(p, a.traceback_limit);
+        varint(p, a.frames.size());
+        for (const auto& f : a.frames) varint(p, f.file);
+        for (const auto& f : a.frames) varint(p, f.line);
+        for (const auto& f : a.frames) varint(p, f.function);
+        const size_t t = a.traceback_start.empty() ? 0 : a.traceback_start.size() - 1;
+        varint(p, t);
+        for (size_t i = 0; i < t; ++i) varint(p, a.traceback_start[i + 1] - a.traceback_start[i]);
+        for (const uint32_t f : a.traceback_frames) varint(p, f);
+        varint(p, a.node_traceback.size());
+        for (const uint32_t tb : a.node_traceback) varint(p, tb);
+        section(out, SectionId::Allocations, p);
+    }
 
     section(out, SectionId::End, {});
     return out;

@@ -16,6 +16,9 @@ namespace refscope::testing {
 // ~60 nodes using every field, every edge kind, every root kind, threads,
 // unicode strings and every header field.
 Snapshot make_small_snapshot();
+// Adds format 1.2 allocation sites to a make_small_snapshot(): two
+// tracebacks (one of three frames, one frame shared), nodes 1, 40 and 41 traced.
+void add_allocation_sites(Snapshot& s);
 
 // A heap-shaped snapshot: `nodes` objects, ~2.5 edges per node, addresses
 // 16-byte aligned in arenas, skewed type ids, small sizes, refcounts mostly

@@ -66,6 +66,48 @@ struct ThreadInfo {
     bool is_main = false;
 };
 
+// One line of Python code where an allocation happened (tracemalloc's frame,
+// with the function the probe found for it).
+struct AllocationFrame {
+    uint32_t file = 0;            // string id: the code's co_filename
+    uint32_t line = 0;
+    uint32_t function = 0;        // string id: the qualified name, 0 = not found
+};
+
+// Allocation tracebacks recorded from tracemalloc (format section
+// Allocations, docs/format.md). Empty when the target did not trace
+// allocations; then `node_traceback` is empty too.
+struct AllocationSites {
+    uint32_t traceback_limit = 0;             // frames tracemalloc keeps (tracemalloc.start(n))
+    std::vector<AllocationFrame> frames;      // distinct frames
+    // Traceback t is frame ids traceback_frames[traceback_start[t] ..
+    // traceback_start[t + 1]), the most recent call first; traceback_start
+    // has one entry more than there are tracebacks (0 when there are none).
+    std::vector<uint32_t> traceback_start;
+    std::vector<uint32_t> traceback_frames;
+    // Per node: traceback id + 1, or 0 for an object tracemalloc did not
+    // trace (allocated before it started, a static object, a native node).
+    std::vector<uint32_t> node_traceback;
+
+    bool recorded() const { return !node_traceback.empty(); }
+    size_t traceback_count() const { return traceback_start.empty() ? 0 : traceback_start.size() - 1; }
+    // The traceback of `node`, or kNone.
+    static constexpr uint32_t kNone = 0xFFFFFFFFu;
+    uint32_t traceback_of(uint32_t node) const {
+        return node < node_traceback.size() && node_traceback[node] != 0 ? node_traceback[node] - 1 : kNone;
+    }
+    // Frame ids of traceback `t` (most recent first) as [begin, end).
+    const uint32_t* frames_begin(uint32_t t) const { return traceback_frames.data() + traceback_start[t]; }
+    const uint32_t* frames_end(uint32_t t) const { return traceback_frames.data() + traceback_start[t + 1]; }
+    // Appends a traceback of frame ids; returns its id.
+    uint32_t add_traceback(const std::vector<uint32_t>& frame_ids) {
+        if (traceback_start.empty()) traceback_start.push_back(0);
+        traceback_frames.insert(traceback_frames.end(), frame_ids.begin(), frame_ids.end());
+        traceback_start.push_back(static_cast<uint32_t>(traceback_frames.size()));
+        return static_cast<uint32_t>(traceback_start.size() - 2);
+    }
+};
+
 class StringTable {
 public:
     StringTable() { strings_.emplace_back(); }
@@ -108,6 +150,7 @@ struct Snapshot {
 
     std::vector<RootRef> roots;
     std::vector<ThreadInfo> threads;
+    AllocationSites allocations;          // format 1.2; empty if not traced
 
     size_t node_count() const { return node_address.size(); }
     size_t edge_count() const { return edge_source.size(); }

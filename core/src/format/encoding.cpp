@@ -95,6 +95,7 @@ const char* section_name(uint16_t id) {
         case SectionId::Roots: return "Roots";
         case SectionId::NativeNodes: return "NativeNodes";
         case SectionId::Threads: return "Threads";
+        case SectionId::Allocations: return "Allocations";
         case SectionId::End: return "End";
     }
     return nullptr;

@@ -337,4 +337,37 @@ void decode_threads(PayloadCursor& c, std::vector<ThreadInfo>& threads) {
     }
 }
 
+void decode_allocations(PayloadCursor& c, AllocationSites& a, size_t node_count) {
+    a.traceback_limit = c.u32("traceback limit");
+    const size_t f = c.count("allocation frame count", 3);
+    a.frames.resize(f);
+    for (AllocationFrame& frame : a.frames) frame.file = c.u32("frame file column");
+    for (AllocationFrame& frame : a.frames) frame.line = c.u32("frame line column");
+    for (AllocationFrame& frame : a.frames) frame.function = c.u32("frame function column");
+    const size_t t = c.count("traceback count", 2);
+    a.traceback_start.assign(1, 0);
+    a.traceback_start.reserve(t + 1);
+    uint64_t total = 0;
+    for (size_t i = 0; i < t; ++i) {
+        const uint32_t length = c.u32("traceback length column");
+        if (length == 0) c.fail(ReadErrorCode::Corrupt, "traceback " + std::to_string(i) + " has no frames");
+        total += length;
+        // Each frame id takes at least one byte of what is left.
+        if (total > c.remaining())
+            c.fail(ReadErrorCode::Corrupt, "tracebacks declare " + std::to_string(total) +
+                                               " frames, more than the " + std::to_string(c.remaining()) +
+                                               " bytes left");
+        a.traceback_start.push_back(static_cast<uint32_t>(total));
+    }
+    if (t == 0) a.traceback_start.clear();
+    a.traceback_frames.resize(static_cast<size_t>(total));
+    for (uint32_t& frame : a.traceback_frames) frame = c.u32("traceback frame column");
+    const size_t n = c.count("allocation node count", 1);
+    if (n != node_count)
+        c.fail(ReadErrorCode::Corrupt, "allocation node count " + std::to_string(n) + " differs from the " +
+                                           std::to_string(node_count) + " nodes");
+    a.node_traceback.resize(n);
+    for (uint32_t& tb : a.node_traceback) tb = c.u32("node traceback column");
+}
+
 }  // namespace refscope::format

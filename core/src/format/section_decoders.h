@@ -126,5 +126,7 @@ void decode_node_columns(PayloadCursor& c, Snapshot& s, size_t n);
 void decode_edges(PayloadCursor& c, Snapshot& s, size_t n);
 void decode_roots(PayloadCursor& c, std::vector<RootRef>& roots);
 void decode_threads(PayloadCursor& c, std::vector<ThreadInfo>& threads);
+// `node_count`: that of the Nodes section (the node column must match it).
+void decode_allocations(PayloadCursor& c, AllocationSites& a, size_t node_count);
 
 }  // namespace refscope::format

@@ -56,20 +56,21 @@ std::string supported_majors() {
     return std::to_string(kOldestReadableMajor) + ".x to " + std::to_string(kFormatMajor) + ".x";
 }
 
-// The sections a v1 file must contain, in this order (End last).
-constexpr SectionId kRequiredSections[] = {SectionId::Header, SectionId::Strings, SectionId::Types,
-                                           SectionId::Nodes,  SectionId::Edges,   SectionId::Roots,
-                                           SectionId::Threads};
+// The sections this reader decodes, in file order (End last): the ones a
+// v1 file must contain, then the optional ones of later minors.
+constexpr SectionId kKnownSections[] = {SectionId::Header, SectionId::Strings, SectionId::Types,
+                                        SectionId::Nodes,  SectionId::Edges,   SectionId::Roots,
+                                        SectionId::Threads, SectionId::Allocations};
+constexpr size_t kRequiredCount = 7;  // the first seven
 
-// Position of `id` in kRequiredSections, or std::size(kRequiredSections) if
-// this reader does not decode that id.
-constexpr size_t required_index(uint16_t id) {
+// Position of `id` in kKnownSections, or std::size(kKnownSections) if this
+// reader does not decode that id.
+constexpr size_t known_index(uint16_t id) {
     size_t i = 0;
-    while (i < std::size(kRequiredSections) && static_cast<uint16_t>(kRequiredSections[i]) != id)
-        ++i;
+    while (i < std::size(kKnownSections) && static_cast<uint16_t>(kKnownSections[i]) != id) ++i;
     return i;
 }
-constexpr size_t kNodesIndex = required_index(static_cast<uint16_t>(SectionId::Nodes));
+constexpr size_t kNodesIndex = known_index(static_cast<uint16_t>(SectionId::Nodes));
 
 // The Nodes and Edges sections are independent once the node count is known,
 // and on a big snapshot each takes a few hundred milliseconds to decompress
@@ -201,9 +202,9 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
     s.header.format_minor = minor;
 
     uint64_t offset = kPreambleBytes;
-    // File offset of each required section's frame (0 = not seen yet), by
-    // position in kRequiredSections: for messages and the missing-section check.
-    uint64_t frame_offsets[std::size(kRequiredSections)] = {};
+    // File offset of each known section's frame (0 = not seen yet), by
+    // position in kKnownSections: for messages and the missing-section check.
+    uint64_t frame_offsets[std::size(kKnownSections)] = {};
     uint32_t sections = 0;
     uint16_t last_known = 0;
     bool seen_end = false;
@@ -221,8 +222,8 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
             offset = payload_at + f.stored_bytes;
 
             const uint16_t known_flags = kSectionZstd | kSectionRequired;
-            const size_t index = required_index(f.id);
-            const bool decoded = index < std::size(kRequiredSections);
+            const size_t index = known_index(f.id);
+            const bool decoded = index < std::size(kKnownSections);
             if (f.id == static_cast<uint16_t>(SectionId::End)) {
                 seen_end = true;  // its payload is reserved: empty in 1.0, ignored
                 break;
@@ -285,6 +286,11 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
                     break;
                 case SectionId::Roots: decode_roots(c, s.roots); break;
                 case SectionId::Threads: decode_threads(c, s.threads); break;
+                case SectionId::Allocations:
+                    if (frame_offsets[kNodesIndex] == 0)
+                        c.fail(ReadErrorCode::Corrupt, "no Nodes section before it");
+                    decode_allocations(c, s.allocations, node_count);
+                    break;
                 default: break;
             }
             if (c.remaining() != 0 && !newer_minor)
@@ -303,13 +309,13 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
         fail(ReadErrorCode::Corrupt, std::to_string(size - offset) +
                                          " unexpected bytes after the End section at offset " +
                                          std::to_string(offset));
-    for (size_t i = 0; i < std::size(kRequiredSections); ++i)
+    for (size_t i = 0; i < kRequiredCount; ++i)
         if (frame_offsets[i] == 0)
             fail(ReadErrorCode::Corrupt,
-                 "missing " + section_label(static_cast<uint16_t>(kRequiredSections[i])));
+                 "missing " + section_label(static_cast<uint16_t>(kKnownSections[i])));
 
     if (auto defect = find_defect(s)) {
-        const uint64_t at = frame_offsets[required_index(static_cast<uint16_t>(defect->section))];
+        const uint64_t at = frame_offsets[known_index(static_cast<uint16_t>(defect->section))];
         fail(ReadErrorCode::Corrupt, section_label(static_cast<uint16_t>(defect->section)) +
                                          " (frame at offset " + std::to_string(at) +
                                          "): " + defect->message);

@@ -15,6 +15,7 @@
 //   | section frame + payload: Header                 |
 //   | section frame + payload: Strings                |
 //   | ... Types, Nodes, Edges, Roots, Threads ...     |
+//   | Allocations (1.2, only when traced; optional)   |
 //   | section frame (empty payload): End              |
 //   +-------------------------------------------------+
 //
@@ -113,7 +114,8 @@ public:
     // without_compression().
     bool end() {
         flush();
-        uint16_t flags = kSectionRequired;
+        // Sections of later minors are optional: an older reader skips them.
+        uint16_t flags = id_ == SectionId::Allocations ? 0 : kSectionRequired;
         if (compressor_) {
             compressor_->finish(stored_);
             if (!within_compression_bound(stored_.size(), raw_bytes_)) return false;
@@ -350,6 +352,29 @@ bool write_threads(SectionWriter& w, const std::vector<ThreadInfo>& threads) {
     return w.end();
 }
 
+// Allocations (1.2, written only when the probe recorded tracebacks; not
+// required: an older reader skips it): varint traceback limit; varint frame
+// count F, then columns: file string id, line, function string id (0 =
+// unknown); varint traceback count T, then T varints (frames in each
+// traceback, at least 1) and their frame ids, the most recent call first;
+// varint node count (that of the Nodes section), then per node its
+// traceback id + 1, 0 = not traced.
+bool write_allocations(SectionWriter& w, const AllocationSites& a) {
+    w.begin(SectionId::Allocations);
+    w.put_varint(a.traceback_limit);
+    w.put_varint(a.frames.size());
+    for (const AllocationFrame& f : a.frames) w.put_varint(f.file);
+    for (const AllocationFrame& f : a.frames) w.put_varint(f.line);
+    for (const AllocationFrame& f : a.frames) w.put_varint(f.function);
+    const size_t t = a.traceback_count();
+    w.put_varint(t);
+    for (size_t i = 0; i < t; ++i) w.put_varint(a.traceback_start[i + 1] - a.traceback_start[i]);
+    for (const uint32_t frame : a.traceback_frames) w.put_varint(frame);
+    w.put_varint(a.node_traceback.size());
+    for (const uint32_t tb : a.node_traceback) w.put_varint(tb);
+    return w.end();
+}
+
 }  // namespace
 
 void write_snapshot(const Snapshot& snapshot, ByteSink& sink, const WriteOptions& options) {
@@ -378,6 +403,8 @@ void write_snapshot(const Snapshot& snapshot, ByteSink& sink, const WriteOptions
         section([&] { return write_edges(w, snapshot); });
         section([&] { return write_roots(w, snapshot.roots); });
         section([&] { return write_threads(w, snapshot.threads); });
+        if (snapshot.allocations.recorded())
+            section([&] { return write_allocations(w, snapshot.allocations); });
         w.begin(SectionId::End);
         w.end();
     } catch (const WriteError&) {

@@ -30,6 +30,48 @@ LabelUse label_use(uint8_t kind) {
     return LabelUse::Free;
 }
 
+SnapshotDefect defect_in(SectionId id, std::string message) { return {id, std::move(message)}; }
+
+// The Allocations section's cross-references: string ids, frame ids,
+// traceback ids, one traceback entry per node.
+std::optional<SnapshotDefect> allocation_defect(const Snapshot& s) {
+    const AllocationSites& a = s.allocations;
+    if (!a.recorded()) {
+        if (!a.frames.empty() || !a.traceback_frames.empty() || a.traceback_count() != 0)
+            return defect_in(SectionId::Allocations, "tracebacks without a node column");
+        return std::nullopt;
+    }
+    const size_t n_strings = s.strings.size();
+    if (a.node_traceback.size() != s.node_address.size())
+        return defect_in(SectionId::Allocations, "node column has " + std::to_string(a.node_traceback.size()) +
+                                                     " entries for " + std::to_string(s.node_address.size()) +
+                                                     " nodes");
+    for (size_t i = 0; i < a.frames.size(); ++i) {
+        const AllocationFrame& f = a.frames[i];
+        if (f.file >= n_strings)
+            return defect_in(SectionId::Allocations, out_of_range("frame", i, "file", f.file, n_strings, "strings"));
+        if (f.function >= n_strings)
+            return defect_in(SectionId::Allocations,
+                             out_of_range("frame", i, "function", f.function, n_strings, "strings"));
+    }
+    for (size_t i = 0; i + 1 < a.traceback_start.size(); ++i)
+        if (a.traceback_start[i + 1] <= a.traceback_start[i])
+            return defect_in(SectionId::Allocations, "traceback " + std::to_string(i) + " has no frames");
+    if (!a.traceback_start.empty() &&
+        (a.traceback_start.front() != 0 || a.traceback_start.back() != a.traceback_frames.size()))
+        return defect_in(SectionId::Allocations, "traceback offsets do not cover the frame column");
+    for (size_t i = 0; i < a.traceback_frames.size(); ++i)
+        if (a.traceback_frames[i] >= a.frames.size())
+            return defect_in(SectionId::Allocations, out_of_range("traceback frame", i, "frame",
+                                                                  a.traceback_frames[i], a.frames.size(), "frames"));
+    const size_t n_tracebacks = a.traceback_count();
+    for (size_t i = 0; i < a.node_traceback.size(); ++i)
+        if (a.node_traceback[i] > n_tracebacks)
+            return defect_in(SectionId::Allocations, out_of_range("node", i, "traceback", a.node_traceback[i] - 1,
+                                                                  n_tracebacks, "tracebacks"));
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<SnapshotDefect> find_defect(const Snapshot& s) {
@@ -139,7 +181,7 @@ std::optional<SnapshotDefect> find_defect(const Snapshot& s) {
             return defect(SectionId::Threads, out_of_range("thread", i, "name", s.threads[i].name,
                                                            n_strings, "strings"));
     }
-    return std::nullopt;
+    return allocation_defect(s);
 }
 
 }  // namespace refscope::format

@@ -19,8 +19,9 @@ inline constexpr unsigned char kMagic[8] = {'R', 'S', 'C', 'O', 'P', 'E', 0x0D, 
 // Major changes break readers; minor changes only add things old readers may
 // skip (new section ids, new trailing header fields).
 inline constexpr uint16_t kFormatMajor = 1;
-// 1.1 added the Types section's flags column (kType* below).
-inline constexpr uint16_t kFormatMinor = 1;
+// 1.1 added the Types section's flags column (kType* below); 1.2 the
+// Allocations section.
+inline constexpr uint16_t kFormatMinor = 2;
 // Oldest major this reader still understands.
 inline constexpr uint16_t kOldestReadableMajor = 1;
 
@@ -37,6 +38,7 @@ enum class SectionId : uint16_t {
                       // nodes flagged kNodeNative (docs/format.md, "Native
                       // nodes"); kept for facts the node columns cannot carry
     Threads = 8,
+    Allocations = 9,  // 1.2, optional: tracemalloc's allocation tracebacks
     End = 0xFFFF,
 };
 
