@@ -1,6 +1,7 @@
 #include "command_support.h"
 
 #include "commands.h"
+#include "refscope/analysis/allocation_sites.h"
 #include "refscope/analysis/descriptions.h"
 #include "refscope/format/snapshot_io.h"
 
@@ -42,6 +43,9 @@ NodeReport plain_node_report(const Snapshot& s, uint32_t node) {
     r.refcount = s.node_refcount[node];
     r.immortal = (s.node_flags[node] & format::kNodeImmortal) != 0;
     r.native = (s.node_flags[node] & format::kNodeNative) != 0;
+    r.has_allocations = s.allocations.recorded();
+    for (const uint32_t frame : allocation_frames(s, node)) r.allocated.push_back(frame_text(s, frame));
+    if (!r.allocated.empty()) r.allocation_site = frame_text(s, allocation_site(s, node));
     return r;
 }
 

@@ -366,10 +366,17 @@ void run_query(const CliOptions& options, const SnapshotAnalysis& a, std::ostrea
         << query.text << ", " << bytes_text(bytes) << " shallow\n";
     if (nodes.empty()) return;
     if (nodes.size() < selected.size()) out << "largest " << nodes.size() << ":\n";
-    Table table({true, true, false, false});
-    table.row({"size", "refcount", "address", "object"});
+    // With allocation tracebacks, a last column says where each was made.
+    const bool traced = s.allocations.recorded();
+    Table table(traced ? std::vector<bool>{true, true, false, false, false} : std::vector<bool>{true, true, false, false});
+    std::vector<std::string> heading = {"size", "refcount", "address", "object"};
+    if (traced) heading.push_back("allocated at");
+    table.row(heading);
     for (const NodeReport& n : nodes) {
-        table.row({with_thousands(n.size), with_thousands_signed(n.refcount), format_address(n.address), n.description});
+        std::vector<std::string> row = {with_thousands(n.size), with_thousands_signed(n.refcount),
+                                        format_address(n.address), n.description};
+        if (traced) row.push_back(n.allocated.empty() ? "-" : n.allocation_site);
+        table.row(row);
     }
     table.print(out);
 }

@@ -157,6 +157,19 @@ void write_json(const CliOptions& options, const std::string& file, const Snapsh
         } else {
             json.null();
         }
+        // Allocation sites (docs/cli.md, "Allocation sites"): 0 and [] when
+        // the snapshot has no tracebacks.
+        json.field("traced_objects", g.traced_objects);
+        json.key("allocation_sites");
+        json.begin_array();
+        for (const SiteCount& site : g.allocation_sites) {
+            json.begin_object();
+            json.field("site", frame_text(s, site.frame));
+            json.field("objects", site.objects);
+            json.end_object();
+        }
+        json.end_array();
+        json.field("allocation_text", g.allocation_text);
         json.field("finalizer_objects", g.finalizer_objects);
         json.key("finalizer");
         write_finalizer(json, g.finalizer_objects > 0 ? std::optional(finalizer_report(s, roots, g.finalizer_trap))

@@ -71,6 +71,19 @@ void write_node(JsonWriter& json, const NodeReport& node) {
     json.field("unexplained", node.unexplained);
     json.field("immortal", node.immortal);
     json.field("native", node.native);
+    // Present only in snapshots with allocation tracebacks: null when this
+    // object was not traced.
+    if (node.has_allocations) {
+        json.key("allocated");
+        if (node.allocated.empty()) {
+            json.null();
+        } else {
+            json.begin_object();
+            json.field("site", node.allocation_site);
+            json.field("traceback", node.allocated);
+            json.end_object();
+        }
+    }
     json.end_object();
 }
 

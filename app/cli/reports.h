@@ -28,6 +28,12 @@ struct NodeReport {
     int64_t unexplained = 0;
     bool immortal = false;
     bool native = false;
+    // Where it was allocated, when the snapshot has tracebacks
+    // (analysis/allocation_sites.h): frame_text() of each frame, the most
+    // recent first, and of the site (the program's own line).
+    bool has_allocations = false;  // the snapshot has tracebacks at all
+    std::vector<std::string> allocated;
+    std::string allocation_site;
 };
 
 struct RootReport {

@@ -181,6 +181,20 @@ void write_text(const RootsReport& r, std::ostream& out) {
     }
 }
 
+// "allocated at app.py:13 in create_order" and the traceback, most recent
+// call first, when the snapshot has allocation tracebacks.
+void print_allocation(std::ostream& out, const NodeReport& node) {
+    if (!node.has_allocations) return;
+    if (node.allocated.empty()) {
+        out << "allocated: not traced (allocated before tracemalloc started, or static)\n";
+        return;
+    }
+    out << "allocated at " << node.allocation_site << '\n';
+    if (node.allocated.size() == 1 && node.allocated.front() == node.allocation_site) return;
+    out << "  traceback, most recent call first:\n";
+    for (const std::string& frame : node.allocated) out << "    " << frame << '\n';
+}
+
 void write_text(const PathReport& r, std::ostream& out) {
     if (!r.type_name.empty()) {
         out << plural(r.instances, "instance", "instances") << " of " << r.type_name << ", "
@@ -193,6 +207,7 @@ void write_text(const PathReport& r, std::ostream& out) {
             out << " @ " << format_address(r.target.address);
         }
         out << ": " << r.explanation << '\n';
+        print_allocation(out, r.target);
         if (r.holder) {
             out << '\n' << "held through: " << chain(r.holder->description, r.holder_hops) << "\n\n";
             print_hops(out, &*r.holder, "(holder)", r.holder_hops);
@@ -212,6 +227,8 @@ void write_text(const PathReport& r, std::ostream& out) {
     if (r.finalizer) {
         out << '\n' << r.finalizer->note << '\n';
     }
+    if (r.target.has_allocations) out << '\n';
+    print_allocation(out, r.target);
 }
 
 void write_text(const ReferrersReport& r, std::ostream& out) {
@@ -246,6 +263,7 @@ void write_text(const ReferrersReport& r, std::ostream& out) {
     } else {
         out << "no path from GC roots\n";
     }
+    print_allocation(out, t);
 
     out << "\nreferrers: " << with_thousands(r.referrer_count);
     if (r.referrers.size() < r.referrer_count) out << ", first " << r.referrers.size();

@@ -39,7 +39,7 @@ class SnapshotStats:
     """What one snapshot contained and cost."""
 
     __slots__ = ("path", "sequence", "nodes", "edges", "roots", "threads", "bytes",
-                 "walk_seconds", "write_seconds", "describe")
+                 "walk_seconds", "write_seconds", "describe", "allocations")
 
     def __init__(self, path, sequence, stats):
         self.path = path
@@ -50,6 +50,10 @@ class SnapshotStats:
         # Describe API counters: registrations, calls, failed_calls,
         # dropped_reports, native_nodes, disabled (docs/cpp-extensions.md).
         self.describe = stats.get("describe", {})
+        # Allocation sites read from tracemalloc (docs/probe.md, "Allocation
+        # sites"): tracing, traced_objects, tracebacks, frames,
+        # lookup_failures, seconds.
+        self.allocations = stats.get("allocations", {})
 
     def as_dict(self):
         return {name: getattr(self, name) for name in self.__slots__}

@@ -16,7 +16,7 @@ From Python:
   refscope.snapshot("heap.rscope", collect=True)   # returns SnapshotStats
 
 From the command line:
-  python -m refscope run SCRIPT [ARGS...] --snapshot-at-exit FILE
+  python -m refscope run [--trace-allocations] SCRIPT [ARGS...] --snapshot-at-exit FILE
   python -m refscope attach PID --address ADDRESS --token-file FILE
   python -m refscope processes [--json]
 
@@ -31,7 +31,15 @@ then, when it ends normally, by sys.exit() or by an exception, runs
 gc.collect() and writes a snapshot to FILE. The script's exit status is
 preserved. --snapshot-at-exit may come before SCRIPT or as the last two
 arguments of the command line.
+
+--trace-allocations starts tracemalloc (with --trace-frames frames per
+traceback, 16 by default) before SCRIPT runs, so that every snapshot records
+where each object was allocated (the CLI's path, referrers, query and
+suspects, and the app, show it). Tracing costs the program time and memory
+while it runs.
 """
+
+_DEFAULT_TRACE_FRAMES = 16
 
 _OPTION = "--snapshot-at-exit"
 
@@ -47,10 +55,24 @@ def _build_parser():
     run.add_argument(_OPTION, metavar="FILE", dest="snapshot_at_exit",
                      help="where to write the snapshot taken at exit")
     run.add_argument("--label", default="at exit", help="label stored in the snapshot header")
+    run.add_argument("--trace-allocations", action="store_true",
+                     help="start tracemalloc first: snapshots record where objects were allocated")
+    run.add_argument("--trace-frames", metavar="N", type=_frame_count, default=_DEFAULT_TRACE_FRAMES,
+                     help="frames per allocation traceback (default %d)" % _DEFAULT_TRACE_FRAMES)
     run.add_argument("script", metavar="SCRIPT", help="the Python file to run")
     run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
                      help="arguments passed to SCRIPT")
     return parser
+
+
+def _frame_count(text):
+    try:
+        frames = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number of frames: %r" % text)
+    if not 1 <= frames <= 1000:
+        raise argparse.ArgumentTypeError("frames must be between 1 and 1000, not %d" % frames)
+    return frames
 
 
 def _split_trailing_option(argv):
@@ -128,4 +150,7 @@ def main(argv):
     if trailing and options.snapshot_at_exit:
         parser.error("--snapshot-at-exit given twice")
     gc.collect()
+    if options.trace_allocations:
+        import tracemalloc
+        tracemalloc.start(options.trace_frames)
     return run_script(options.script, options.args, snapshot_path, options.label)

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "allocation_sites.h"
 #include "census.h"
 #include "compat.h"
 #include "cpython_internals.h"
@@ -56,6 +57,9 @@ struct WalkRequest {
     bool collect = true;
     uint64_t sequence = 0;
     std::string label;
+    // Read tracemalloc's tracebacks when it is tracing (allocation_sites.h);
+    // leak_check's census has no use for them.
+    bool allocation_sites = true;
 };
 
 bool read_bool(PyObject* op, bool& out) {
@@ -69,9 +73,11 @@ bool read_bool(PyObject* op, bool& out) {
 
 // Runs the walk: collection first if asked, header, then the GIL-held walk
 // with the collector disabled (an allocation must not start a collection,
-// whose finalizers would be Python code running mid-walk). Throws, before
-// anything else, if another walk is under way (g_walking).
-void run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkRequest& request, PyObject* callable,
+// whose finalizers would be Python code running mid-walk), and the
+// allocation sites while it is still disabled (every node must still be
+// the object the walk saw). Throws, before anything else, if another walk
+// is under way (g_walking).
+AllocationStats run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkRequest& request, PyObject* callable,
               PyObject* const* args, Py_ssize_t nargs) {
     if (g_walking)
         throw std::runtime_error("refscope: a snapshot is already being taken (re-entered from a describe callback?)");
@@ -100,7 +106,17 @@ void run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkRequest& request
     snapshot.header.walk_ns = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
             .count());
+    AllocationStats allocations;
+    if (request.allocation_sites) {
+        try {
+            allocations = record_allocation_sites(walker);
+        } catch (...) {
+            compat::gc_restore_state(gc_state);
+            throw;
+        }
+    }
     compat::gc_restore_state(gc_state);
+    return allocations;
 }
 
 // What went wrong in work done without the GIL (an empty message: nothing).
@@ -141,14 +157,23 @@ PyObject* describe_dict(const DescribeStats& d) {
                          static_cast<unsigned long long>(d.disabled));
 }
 
-PyObject* stats_dict(const Snapshot& s, const DescribeStats& d, double walk_seconds, double write_seconds,
-                     uint64_t bytes) {
-    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:K,s:d,s:d,s:N}", "nodes", static_cast<Py_ssize_t>(s.node_count()),
+PyObject* allocations_dict(const AllocationStats& a) {
+    return Py_BuildValue("{s:O,s:K,s:K,s:K,s:K,s:d}", "tracing", a.tracing ? Py_True : Py_False,
+                         "traced_objects", static_cast<unsigned long long>(a.traced_objects), "tracebacks",
+                         static_cast<unsigned long long>(a.tracebacks), "frames",
+                         static_cast<unsigned long long>(a.frames), "lookup_failures",
+                         static_cast<unsigned long long>(a.lookup_failures), "seconds", a.seconds);
+}
+
+PyObject* stats_dict(const Snapshot& s, const DescribeStats& d, const AllocationStats& a, double walk_seconds,
+                     double write_seconds, uint64_t bytes) {
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:K,s:d,s:d,s:N,s:N}", "nodes", static_cast<Py_ssize_t>(s.node_count()),
                          "edges", static_cast<Py_ssize_t>(s.edge_count()), "roots",
                          static_cast<Py_ssize_t>(s.roots.size()), "threads",
                          static_cast<Py_ssize_t>(s.threads.size()), "bytes",
                          static_cast<unsigned long long>(bytes), "walk_seconds", walk_seconds,
-                         "write_seconds", write_seconds, "describe", describe_dict(d));
+                         "write_seconds", write_seconds, "describe", describe_dict(d), "allocations",
+                         allocations_dict(a));
 }
 
 PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -181,7 +206,7 @@ PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 
         Snapshot snapshot;
         HeapWalker walker(snapshot);
-        run_walk(walker, snapshot, request, g_snapshot_function, args, nargs);
+        const AllocationStats allocations = run_walk(walker, snapshot, request, g_snapshot_function, args, nargs);
 
         // The heap is copied: encode and write without the GIL.
         uint64_t bytes = 0;
@@ -200,7 +225,7 @@ PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
             PyErr_SetString(failure.write_error ? PyExc_OSError : PyExc_RuntimeError, failure.message.c_str());
             return nullptr;
         }
-        return stats_dict(snapshot, walker.describe_session().stats(),
+        return stats_dict(snapshot, walker.describe_session().stats(), allocations,
                           static_cast<double>(snapshot.header.walk_ns) / 1e9, write_seconds, bytes);
     });
 }
@@ -264,7 +289,7 @@ PyObject* probe_census(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
         }
         Snapshot snapshot;
         HeapWalker walker(snapshot);
-        run_walk(walker, snapshot, WalkRequest{false, 0, {}}, g_census_function, args, nargs);
+        run_walk(walker, snapshot, WalkRequest{false, 0, {}, false}, g_census_function, args, nargs);
         return census(snapshot, filter);
     });
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "leak_suspects_stages.h"
+#include "refscope/analysis/allocation_sites.h"
 #include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/inferred_holders.h"
 #include "refscope/analysis/subgraph.h"
@@ -261,6 +262,33 @@ double growth_reason(const RowContext& x, size_t r, SuspectGroup& row) {
 }
 
 // The row's type, confidence, reasons and score.
+// Where each row's objects were allocated, when the snapshot has
+// tracebacks: the three busiest sites (allocation_sites.h).
+void count_row_sites(const Snapshot& s, const std::vector<uint32_t>& node_row, std::vector<SuspectGroup>& rows) {
+    if (!s.allocations.recorded()) return;
+    std::vector<uint64_t> pairs;  // (row, site)
+    for (uint32_t n = 0; n < node_row.size(); ++n) {
+        if (node_row[n] == kNoNode) continue;
+        const uint32_t site = allocation_site(s, n);
+        if (site == kNoFrame) continue;
+        ++rows[node_row[n]].traced_objects;
+        pairs.push_back((static_cast<uint64_t>(node_row[n]) << 32) | site);
+    }
+    std::sort(pairs.begin(), pairs.end());
+    for (size_t i = 0; i < pairs.size();) {
+        size_t j = i;
+        while (j < pairs.size() && pairs[j] == pairs[i]) ++j;
+        rows[pairs[i] >> 32].allocation_sites.push_back({static_cast<uint32_t>(pairs[i]), j - i});
+        i = j;
+    }
+    for (SuspectGroup& row : rows) {
+        std::vector<SiteCount>& sites = row.allocation_sites;
+        std::stable_sort(sites.begin(), sites.end(),
+                         [](const SiteCount& a, const SiteCount& b) { return a.objects > b.objects; });
+        if (sites.size() > 3) sites.resize(3);
+    }
+}
+
 void explain_row(const RowContext& x, size_t r, SuspectGroup& row) {
     const Snapshot& s = x.in.index->snapshot();
     const Cycles& cycles = *x.in.cycles;
@@ -347,10 +375,18 @@ void explain_row(const RowContext& x, size_t r, SuspectGroup& row) {
     }
     if (low) score *= 0.1;
     row.score = std::round(score * 100.0) / 100.0;  // stable when printed
+    if (!row.allocation_sites.empty()) {
+        SiteBreakdown b;
+        b.objects = row.objects;
+        b.traced = row.traced_objects;
+        b.sites = row.allocation_sites;
+        row.allocation_text = describe_sites(s, b);
+    }
     for (size_t i = 0; i < row.reasons.size(); ++i) {
         if (i) row.reason += "; ";
         row.reason += row.reasons[i];
     }
+    if (!row.allocation_text.empty()) row.reason += "; allocated: " + row.allocation_text;
 }
 
 }  // namespace
@@ -457,6 +493,7 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
             row.largest_retained = std::max(row.largest_retained, retained);
         }
     }
+    count_row_sites(s, node_row, rows);
     std::vector<uint32_t>().swap(node_row);
 
     const std::vector<Mode> part_leads = modes_by_row(part_pairs, row_count);

@@ -51,6 +51,7 @@
 #include <string_view>
 #include <vector>
 
+#include "refscope/analysis/allocation_sites.h"
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
 #include "refscope/analysis/finalizer_traps.h"
@@ -174,6 +175,14 @@ struct SuspectGroup {
     // explains. kNoNode when nothing was inferred.
     uint32_t likely_holder = kNoNode;
     uint32_t likely_held = kNoNode;
+
+    // Where the row's objects were allocated, when the snapshot has
+    // tracebacks (allocation_sites.h): how many were traced, the three
+    // busiest sites, and their sentence ("298 of 300 from
+    // app/views.py:12 in create_order"), which ends `reason` too.
+    uint64_t traced_objects = 0;
+    std::vector<SiteCount> allocation_sites;
+    std::string allocation_text;
 
     std::vector<std::string> reasons;   // one sentence per kind, in bit order
     std::string reason;                 // the sentences joined with "; "
