@@ -10,6 +10,8 @@
 #include <QVBoxLayout>
 
 #include "models/retention_path_text.h"
+#include "refscope/analysis/allocation_sites.h"
+#include "window/source_opener.h"
 
 namespace refscope::app {
 
@@ -18,6 +20,37 @@ namespace {
 // "1 hop", "3 hops" (as the CLI's path output says it).
 QString hops_text(size_t hops) {
     return hops == 1 ? PathPanel::tr("1 hop") : PathPanel::tr("%1 hops").arg(hops);
+}
+
+// Where the object was allocated, when the snapshot has tracebacks: the
+// site and the traceback, each frame a link "refscope:source/<frame id>"
+// that opens the line in the user's editor; and the same as the CLI's
+// `path` prints it, for the clipboard.
+void allocation_section(const Snapshot& s, uint32_t node, QString& html, QString& plain) {
+    if (!s.allocations.recorded()) return;
+    const std::vector<uint32_t> frames = analysis::allocation_frames(s, node);
+    if (frames.empty()) {
+        const QString text = PathPanel::tr("allocated: not traced (allocated before tracemalloc started, or static)");
+        html += QStringLiteral("<p style=\"color:gray\">%1</p>").arg(text.toHtmlEscaped());
+        plain += QStringLiteral("\n\n") + text;
+        return;
+    }
+    const auto link = [&](uint32_t frame) {
+        return QStringLiteral("<a href=\"refscope:source/%1\">%2</a>")
+            .arg(frame)
+            .arg(QString::fromStdString(analysis::frame_text(s, frame)).toHtmlEscaped());
+    };
+    const uint32_t site = analysis::allocation_site(s, node);
+    html += PathPanel::tr("<p><b>Allocated at</b> %1</p>").arg(link(site));
+    plain += QStringLiteral("\n\nallocated at ") + QString::fromStdString(analysis::frame_text(s, site));
+    if (frames.size() == 1 && frames.front() == site) return;
+    html += PathPanel::tr("<p style=\"color:gray\">Traceback, most recent call first:</p><ol>");
+    plain += QStringLiteral("\n  traceback, most recent call first:");
+    for (const uint32_t frame : frames) {
+        html += QStringLiteral("<li>") + link(frame) + QStringLiteral("</li>");
+        plain += QStringLiteral("\n    ") + QString::fromStdString(analysis::frame_text(s, frame));
+    }
+    html += QStringLiteral("</ol>");
 }
 
 }  // namespace
@@ -34,18 +67,26 @@ PathPanel::PathPanel(QWidget* parent) : QWidget(parent) {
         // path_as_html links objects as "refscope:node/<id>".
         const QString target = url.toString();
         const QString prefix = QStringLiteral("refscope:node/");
+        const QString source = QStringLiteral("refscope:source/");
+        bool ok = false;
         if (target.startsWith(prefix)) {
-            bool ok = false;
             const uint32_t node = target.mid(prefix.size()).toUInt(&ok);
             if (ok) emit objectActivated(node);
+        } else if (target.startsWith(source)) {
+            const uint32_t frame = target.mid(source.size()).toUInt(&ok);
+            if (ok) openFrame(frame);
         }
     });
+    status_ = new QLabel(this);
+    status_->setObjectName(QStringLiteral("pathStatus"));
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     copy_button_ = new QPushButton(tr("Copy Path as Text"), this);
     copy_button_->setObjectName(QStringLiteral("copyPath"));
     connect(copy_button_, &QPushButton::clicked, this, &PathPanel::copyToClipboard);
 
     auto* buttons = new QHBoxLayout;
-    buttons->addStretch(1);
+    buttons->addWidget(status_, 1);
     buttons->addWidget(copy_button_);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(title_);
@@ -70,9 +111,21 @@ void PathPanel::copyToClipboard() const {
     if (!plain_.isEmpty()) QApplication::clipboard()->setText(plain_);
 }
 
+void PathPanel::openFrame(uint32_t frame) {
+    if (!analysis_) return;
+    const Snapshot& s = analysis_->snapshot();
+    if (frame >= s.allocations.frames.size()) return;
+    const AllocationFrame& f = s.allocations.frames[frame];
+    const QString file = QString::fromStdString(std::string(s.strings.view(f.file)));
+    const QString error = open_source(file, static_cast<int>(f.line));
+    status_->setText(error.isEmpty() ? tr("Opened %1:%2").arg(file).arg(f.line) : error);
+    emit sourceOpened(file, static_cast<int>(f.line), error);
+}
+
 void PathPanel::render() {
     copy_button_->setEnabled(false);
     plain_.clear();
+    status_->clear();
     if (!analysis_ || node_ == kNoNode) {
         title_->setText(tr("Select an object (a leak suspect, a row of the objects table or a node of the "
                            "graph) to see why it is alive."));
@@ -90,6 +143,7 @@ void PathPanel::render() {
                     .arg(path.rootLabel.toHtmlEscaped(), path.rootClass.toHtmlEscaped(),
                          hops_text(path.hops.empty() ? 0 : path.hops.size() - 1));
     }
+    allocation_section(analysis_->snapshot(), node_, html, plain_);
     browser_->setHtml(html);
     copy_button_->setEnabled(true);
 }
