@@ -96,6 +96,11 @@
 //       leaves the type's references positional. Private structs of
 //       extension modules, not of the interpreter: nothing here or in
 //       cpython_internals.c describes them.
+//   allocation_sites.cpp (3.10, 3.11): a code object's line table, read to
+//       find the function of an allocation's line: co_lnotab up to 3.9,
+//       3.10's co_linetable pairs, 3.11's location table. A walk over the
+//       table's bytes with a callback per line, which only that file needs.
+//       The object's memory block is found with pre_header_bytes (here).
 //   snapshot_header.cpp: no branch. PY_VERSION_HEX, the version the probe
 //       was built for, fills the header only when sys.hexversion (the
 //       running patch release) cannot be read.

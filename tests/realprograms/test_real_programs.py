@@ -7,6 +7,9 @@ through `refscope-cli --json` (docs/cli.md):
   docs/probe.md, "One owned edge per real reference");
 - with the leak, `suspects --baseline --third` ranks the planted leak's type
   first, names the container it accumulates in, and `path` reaches it there;
+- the leaking run traces allocations after its baseline (tracemalloc, 8
+  frames): the leak's row and its path say which line of the program made
+  the leaked objects;
 - without the leak, no high-confidence suspect has unexplained surplus: what
   C code holds beyond the interpreter's and extensions' static state is
   listed in KNOWN_C_HOLDERS, each with the reason.
@@ -55,7 +58,8 @@ def run_program(program, leak):
     workdir = tempfile.mkdtemp(prefix="refscope-real-")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([PROGRAMS, os.environ.get("REFSCOPE_PYTHONPATH", "")])
-    args = [sys.executable, os.path.join(PROGRAMS, program), workdir] + (["--leak"] if leak else [])
+    # The leaking run traces allocations after its baseline.
+    args = [sys.executable, os.path.join(PROGRAMS, program), workdir] + (["--leak", "--trace"] if leak else [])
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise AssertionError(f"{program} failed ({done.returncode}):\n{done.stderr[-3000:]}")
@@ -111,6 +115,23 @@ class RealProgram:
         self.assertTrue(path["found"], path)
         self.assertEqual(path["hops"][-1]["node"]["type"], leak["type"])
         self.assertIn(leak["holder"], json.dumps(path["hops"]))
+
+    def test_the_leak_says_where_it_was_allocated(self):
+        baseline, after, third = self.leaking["snapshots"]
+        first = cli_json("suspects", after, "--baseline", baseline, "--third", third, "--top", "1")["rows"][0]
+        # Nearly every leaked object comes from one line of the program
+        # itself (not of Django, SymPy or pandas), and the reason says so.
+        site = first["allocation_sites"][0]
+        self.assertTrue(site["site"].startswith(PROGRAMS + os.sep), first["allocation_sites"])
+        self.assertGreaterEqual(site["objects"], 0.9 * first["objects"], first["allocation_sites"])
+        self.assertIn("allocated: " + first["allocation_text"], first["reason"])
+        # The path to a leaked object made after tracing started (the
+        # warm-up's, from before the baseline, were not traced) ends there.
+        objects = cli_json("query", third, "type:" + self.leaking["leak"]["type"], "--top", "0")["top"]
+        traced = [o for o in objects if o["allocated"]]
+        self.assertTrue(traced, "no leaked object was traced")
+        path = cli_json("path", third, "--to", traced[0]["address"])
+        self.assertEqual(path["hops"][-1]["node"]["allocated"]["site"], site["site"])
 
     def test_clean_run_has_no_unexplained_surplus_outside_static_state(self):
         report = cli_json("suspects", self.clean["snapshots"][2], "--top", "0")
