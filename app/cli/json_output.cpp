@@ -1,5 +1,7 @@
 #include "json_output.h"
 
+#include <algorithm>
+
 #include "json_writer.h"
 #include "refscope/analysis/descriptions.h"
 
@@ -135,6 +137,20 @@ void write_json(const InfoReport& r, std::ostream& out) {
         json.end_object();
     }
     json.end_array();
+    // null when the target did not trace allocations (docs/cli.md, "Allocation sites").
+    json.key("allocations");
+    const AllocationSites& a = s.allocations;
+    if (a.recorded()) {
+        json.begin_object();
+        json.field("traced_objects", static_cast<uint64_t>(std::count_if(
+                                         a.node_traceback.begin(), a.node_traceback.end(), [](uint32_t t) { return t != 0; })));
+        json.field("tracebacks", a.traceback_count());
+        json.field("frames", a.frames.size());
+        json.field("traceback_limit", a.traceback_limit);
+        json.end_object();
+    } else {
+        json.null();
+    }
     json.end_object();
 }
 

@@ -117,6 +117,14 @@ void write_text(const InfoReport& r, std::ostream& out) {
         if (s.threads[t].is_main) threads += " (main)";
     }
     table.row({"threads", threads});
+    const AllocationSites& a = s.allocations;
+    if (a.recorded()) {
+        const auto traced = static_cast<uint64_t>(
+            std::count_if(a.node_traceback.begin(), a.node_traceback.end(), [](uint32_t t) { return t != 0; }));
+        table.row({"allocation sites", plural(traced, "object", "objects") + " traced, " +
+                                           plural(a.traceback_count(), "traceback", "tracebacks") + " of up to " +
+                                           plural(a.traceback_limit, "frame", "frames")});
+    }
     table.print(out, "");
 }
 

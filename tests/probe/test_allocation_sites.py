@@ -99,6 +99,9 @@ class AllocationSites(unittest.TestCase):
         text = subprocess.run([cli(), "path", path, "--type", "Order"], stdout=subprocess.PIPE,
                               text=True, check=True).stdout
         self.assertIn("allocated at " + self.site(21, "Shop.create_order"), text)
+        info = cli_json("info", path)["allocations"]
+        self.assertEqual(info["traceback_limit"], 4)
+        self.assertGreaterEqual(info["traced_objects"], 47)  # 40 orders, 7 slotted
 
     def test_nested_functions_and_objects_from_before_tracing(self):
         path, _ = self.run_program("traced.rscope", "trace")
@@ -135,6 +138,7 @@ class AllocationSites(unittest.TestCase):
         self.assertIn("'tracing': False", out)
         found = cli_json("path", path, "--type", "Order")
         self.assertNotIn("allocated", found["hops"][-1]["node"])
+        self.assertIsNone(cli_json("info", path)["allocations"])
         report = cli_json("suspects", path, "--top", "3")
         for row in report["rows"]:
             self.assertEqual(row["traced_objects"], 0)
@@ -148,6 +152,7 @@ class AllocationSites(unittest.TestCase):
         allocated = found["hops"][-1]["node"]["allocated"]
         self.assertEqual(allocated["site"], self.site(21, "Shop.create_order"))
         self.assertEqual(len(allocated["traceback"]), 2)
+        self.assertEqual(cli_json("info", path)["allocations"]["traceback_limit"], 2)
 
     def test_runner_option_traces_the_script(self):
         snapshot = os.path.join(self.dir.name, "runner.rscope")
