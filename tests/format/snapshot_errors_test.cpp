@@ -345,6 +345,34 @@ TEST(ReadErrors, BadAllocationSections) {
     refused([](AllocationSites& a) { a.traceback_start.back() = 1'000'000; }, "frames, more than the");
 }
 
+// An address is an object's identity (`path --to`, the comparison of two
+// snapshots): 0 or one Python object twice is refused, by the reader and
+// the writer alike. Native nodes may share an address across types.
+TEST(ReadErrors, NullAndDuplicateAddresses) {
+    const auto refused = [](const std::function<void(Snapshot&)>& damage, const char* expected) {
+        Snapshot s = make_small_snapshot();
+        damage(s);
+        const std::string message = expect_read_error(forge_snapshot(s), ReadErrorCode::Corrupt);
+        EXPECT_NE(message.find("Nodes section"), std::string::npos) << message;
+        EXPECT_NE(message.find(expected), std::string::npos) << message;
+        EXPECT_THROW(format::encode_snapshot(s), format::WriteError);
+    };
+    refused([](Snapshot& s) { s.node_address[5] = 0; }, "node 5: address 0");
+    refused([](Snapshot& s) { s.node_address[7] = s.node_address[2]; }, "nodes 2 and 7 are both the object at 0x");
+
+    Snapshot s = make_small_snapshot();
+    uint32_t native = 0;
+    while (!(s.node_flags[native] & format::kNodeNative)) ++native;
+    // The same C++ object under a second type: accepted.
+    const uint32_t other_type = s.node_type[native] == 0 ? 1 : 0;
+    s.add_node(s.node_address[native], other_type, 0, 0, format::kNodeNative, 0);
+    const std::vector<uint8_t> bytes = format::encode_snapshot(s);
+    EXPECT_EQ(format::decode_snapshot(bytes.data(), bytes.size()).node_count(), s.node_count());
+    // The same type twice: refused.
+    s.add_node(s.node_address[native], s.node_type[native], 0, 0, format::kNodeNative, 0);
+    expect_read_error(forge_snapshot(s), ReadErrorCode::Corrupt);
+}
+
 TEST(ReadErrors, OutDegreesThatDoNotAddUp) {
     // The reader's form of "edges not grouped by source": the out-degree
     // column disagrees with the edge count.

@@ -110,10 +110,11 @@ TEST_P(RoundTrip, ExtremeValues) {
     const int64_t maxi64 = std::numeric_limits<int64_t>::max();
     const uint32_t a = s.strings.add("a");
     const uint32_t b = s.strings.add("b");
-    // Unaligned, zero and maximal addresses (the shift becomes 0), going
-    // down as well as up; previews that go backwards.
+    // Unaligned, minimal (0 is no address: refused) and maximal addresses
+    // (the shift becomes 0), going down as well as up; previews that go
+    // backwards.
     s.add_node(max64, 0, max64, min64, 0xFF, b);
-    s.add_node(0, 0, 0, maxi64, 0, a);
+    s.add_node(1, 0, 0, maxi64, 0, a);
     s.add_node(0x1001, 0, 1, -1, 0, 0);
     s.add_node(max64 - 1, 0, 2, 0, 0, b);
     s.add_edge(0, 3, format::EdgeKind::Index, 0xFF, std::numeric_limits<uint32_t>::max());

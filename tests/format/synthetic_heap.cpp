@@ -1,6 +1,7 @@
 // A synthetic heap-shaped snapshot for size and speed measurements. The
 // numbers mimic what a CPython walk of an application heap produces; they
 // are guesses until real probe output replaces them (tests/bench).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <random>
@@ -37,6 +38,29 @@ constexpr std::array<TypeModel, 12> kTypes = {{
 }};
 
 }  // namespace
+
+// A fresh arena may land on an earlier one, and then objects on objects;
+// readers refuse two objects at one address (docs/format.md). The few that
+// collide move by 8 bytes until they are alone, so the heap's shape (and the
+// format's measurements on it) stays what it was.
+static void make_addresses_unique(std::vector<uint64_t>& addresses) {
+    std::vector<std::pair<uint64_t, size_t>> sorted(addresses.size());
+    for (size_t i = 0; i < addresses.size(); ++i) sorted[i] = {addresses[i], i};
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<size_t> moved;
+    for (size_t i = 1; i < sorted.size(); ++i)
+        if (sorted[i].first == sorted[i - 1].first) moved.push_back(sorted[i].second);
+    if (moved.empty()) return;
+    std::vector<uint64_t> taken;
+    taken.reserve(sorted.size());
+    for (const auto& entry : sorted) taken.push_back(entry.first);
+    for (const size_t i : moved) {
+        uint64_t address = addresses[i];
+        while (std::binary_search(taken.begin(), taken.end(), address)) address += 8;
+        addresses[i] = address;
+        taken.insert(std::upper_bound(taken.begin(), taken.end(), address), address);
+    }
+}
 
 Snapshot make_synthetic_heap(size_t nodes, uint64_t seed) {
     std::mt19937_64 rng(seed);
@@ -142,6 +166,7 @@ Snapshot make_synthetic_heap(size_t nodes, uint64_t seed) {
         shapes.push_back(shape);
     }
     if (attr_names.empty()) attr_names.push_back(0);
+    make_addresses_unique(s.node_address);
 
     // Edges: containers point mostly at objects walked just after them
     // (their referents), often at shared popular objects (types, interned

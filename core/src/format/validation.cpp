@@ -1,5 +1,10 @@
 #include "format/validation.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
 namespace refscope::format {
 
 namespace {
@@ -74,7 +79,43 @@ std::optional<SnapshotDefect> allocation_defect(const Snapshot& s) {
 
 }  // namespace
 
-std::optional<SnapshotDefect> find_defect(const Snapshot& s) {
+std::optional<SnapshotDefect> address_defect(const Snapshot& s) {
+    const size_t n = s.node_address.size();
+    const auto hex = [](uint64_t address) {
+        char buf[24];
+        std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
+        return std::string(buf);
+    };
+    std::vector<uint64_t> objects;
+    std::vector<std::pair<uint64_t, uint32_t>> natives;  // (address, type)
+    objects.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+        const uint64_t address = s.node_address[i];
+        if (address == 0) return defect_in(SectionId::Nodes, "node " + std::to_string(i) + ": address 0");
+        if (i < s.node_flags.size() && (s.node_flags[i] & kNodeNative))
+            natives.emplace_back(address, i < s.node_type.size() ? s.node_type[i] : 0);
+        else
+            objects.push_back(address);
+    }
+    std::sort(objects.begin(), objects.end());
+    std::sort(natives.begin(), natives.end());
+    uint64_t repeated = 0;
+    bool found = false;
+    for (size_t i = 1; i < objects.size() && !found; ++i)
+        if (objects[i] == objects[i - 1]) repeated = objects[i], found = true;
+    for (size_t i = 1; i < natives.size() && !found; ++i)
+        if (natives[i] == natives[i - 1]) repeated = natives[i].first, found = true;
+    if (!found) return std::nullopt;
+    // Name the two nodes (a linear scan, only on failure).
+    std::vector<size_t> at;
+    for (size_t i = 0; i < n && at.size() < 2; ++i)
+        if (s.node_address[i] == repeated) at.push_back(i);
+    return defect_in(SectionId::Nodes, "nodes " + std::to_string(at.front()) + " and " +
+                                           std::to_string(at.size() > 1 ? at[1] : at.front()) +
+                                           " are both the object at " + hex(repeated));
+}
+
+std::optional<SnapshotDefect> find_defect(const Snapshot& s, bool check_addresses) {
     const size_t n_strings = s.strings.size();
     const size_t n_types = s.types.size();
     const size_t n_nodes = s.node_address.size();
@@ -181,6 +222,8 @@ std::optional<SnapshotDefect> find_defect(const Snapshot& s) {
             return defect(SectionId::Threads, out_of_range("thread", i, "name", s.threads[i].name,
                                                            n_strings, "strings"));
     }
+    if (check_addresses)
+        if (auto bad_address = address_defect(s)) return bad_address;
     return allocation_defect(s);
 }
 
