@@ -370,6 +370,7 @@ void run_listen(const CliOptions& cli, std::ostream& out) {
     action.sa_handler = on_signal;
     ::sigaction(SIGINT, &action, nullptr);
     ::sigaction(SIGTERM, &action, nullptr);
+    ::sigaction(SIGHUP, &action, nullptr);  // the terminal closed: clean up the same way
     ListenPrinter printer(o, out);
     live::Listener listener(o.listener, printer);
     printer.attach(listener);
@@ -391,7 +392,9 @@ void run_listen(const CliOptions& cli, std::ostream& out) {
         const auto now = std::chrono::steady_clock::now();
         if (o.timeout_seconds > 0 && now - start > std::chrono::duration<double>(o.timeout_seconds)) {
             if (o.count) {
-                failure = "timed out after " + std::to_string(o.timeout_seconds) + " s with " +
+                char seconds[32];
+                std::snprintf(seconds, sizeof seconds, "%g", o.timeout_seconds);
+                failure = std::string("timed out after ") + seconds + " s with " +
                           std::to_string(printer.saved()) + " of " + std::to_string(o.count) + " snapshots saved";
             }
             break;

@@ -243,14 +243,26 @@ def ptrace_obstacle(pid, target_uid, scope_path="/proc/sys/kernel/yama/ptrace_sc
         return ("ptrace-scope", "/proc/sys/kernel/yama/ptrace_scope is 1: a process may only be attached "
                 "by its parent; run as root, or allow it with "
                 "'sudo sysctl kernel.yama.ptrace_scope=0'")
+    tracer = _tracer_of(pid)
+    if tracer:
+        return ("traced", _traced_message(pid, tracer))
+    return None
+
+
+def _tracer_of(pid):
+    """The pid of the process tracing `pid` (a debugger, another attach), or 0."""
     try:
         for line in _read("/proc/%d/status" % pid).decode().splitlines():
-            if line.startswith("TracerPid:") and int(line.split()[1]) != 0:
-                return ("traced", "process %d is already traced by process %s (a debugger?); "
-                        "a process can have only one tracer" % (pid, line.split()[1]))
+            if line.startswith("TracerPid:"):
+                return int(line.split()[1])
     except (OSError, ValueError):
         pass
-    return None
+    return 0
+
+
+def _traced_message(pid, tracer):
+    return ("process %d is already traced by process %d (a debugger, or another refscope attach?); "
+            "a process can have only one tracer" % (pid, tracer))
 
 
 def choose_method(target_version, attacher_has_remote_exec, gdb_path):
@@ -333,6 +345,11 @@ def inject_with_gdb(pid, script_path, workdir, gdb_path, timeout=60):
         raise AttachError("gdb-timeout", "gdb did not finish within %d s" % timeout)
     output = done.stdout.decode("utf-8", "replace")
     if "ptrace: Operation not permitted" in output or "Could not attach to process" in output:
+        # Another tracer may have come between the checks and gdb (two
+        # attaches at once): that is the reason, not a missing privilege.
+        tracer = _tracer_of(pid)
+        if tracer:
+            raise AttachError("traced", _traced_message(pid, tracer))
         raise AttachError("permission", "the kernel refused to let gdb attach to process %d "
                           "(ptrace: Operation not permitted; a container without CAP_SYS_PTRACE, "
                           "or a security module?)" % pid)
@@ -517,7 +534,7 @@ def _parser():
     attach_cmd = commands.add_parser(
         "attach", help="connect a running Python process to a receiver, without changing its code",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    attach_cmd.add_argument("pid", type=int, metavar="PID")
+    attach_cmd.add_argument("pid", type=_process_id, metavar="PID")
     attach_cmd.add_argument("--address", help="the receiver's address (default: $REFSCOPE_CONNECT)")
     attach_cmd.add_argument("--token-file", help="file holding the token (default: $REFSCOPE_TOKEN_FILE)")
     attach_cmd.add_argument("--token", help="the token itself (visible to other users in ps: "
@@ -540,6 +557,18 @@ def _print_outcome(options, outcome):
         print("refscope: " + outcome["message"])
     else:
         print("refscope: attach: " + outcome["message"], file=sys.stderr)
+
+
+def _process_id(text):
+    """A PID is a positive number: `attach -- -5` is a usage error (exit 2),
+    not a process that is gone."""
+    try:
+        pid = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a process id: %r" % text)
+    if pid <= 0:
+        raise argparse.ArgumentTypeError("a process id is a positive number, not %d" % pid)
+    return pid
 
 
 def main(argv):

@@ -141,6 +141,13 @@ class AttachRefusals(unittest.TestCase):
         self.assertEqual((status, outcome["code"]), (1, "no-probe"))
         self.assertIn("no refscope probe built for Python", outcome["message"])
 
+    def test_a_negative_or_zero_pid_is_a_usage_error(self):
+        for pid in ("-5", "0", "abc"):
+            done = subprocess.run([sys.executable, "-m", "refscope", "attach", "--", pid],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            self.assertEqual(done.returncode, 2, (pid, done.stderr))
+            self.assertIn(b"process id", done.stderr)
+
     def test_missing_address(self):
         status, outcome = run_attach(os.getpid(), env={"REFSCOPE_CONNECT": "", "REFSCOPE_TOKEN_FILE": ""})
         self.assertEqual((status, outcome["code"]), (2, "usage"))
@@ -160,6 +167,28 @@ class AttachToRunningPrograms(unittest.TestCase):
         if not outcome.get("ok") and outcome.get("code") in PTRACE_CODES:
             self.skipTest("this machine does not let us ptrace: " + outcome["message"])
         return status, outcome
+
+    def test_a_process_another_tracer_holds_is_reported_as_traced(self):
+        # A second attach while gdb (a debugger, or the first attach) holds
+        # the process names the tracer, not a missing privilege.
+        target = Target("busy_target.py", "--no-import", "--workers", "1", "--heap", "100")
+        self.addCleanup(target.kill)
+        target.out.wait_event("ready")
+        holder = subprocess.Popen(["gdb", "-nx", "-batch", "-p", str(target.pid), "-ex", "shell sleep 8"],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(holder.wait)
+        self.addCleanup(holder.kill)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with open("/proc/%d/status" % target.pid) as f:
+                if any(line.startswith("TracerPid:") and line.split()[1] != "0" for line in f):
+                    break
+            time.sleep(0.05)
+        else:
+            self.skipTest("gdb could not trace the target here")
+        status, outcome = self.attach(target.pid)
+        self.assertEqual((status, outcome["code"]), (1, "traced"), outcome)
+        self.assertIn("already traced by process", outcome["message"])
 
     def test_attach_repeatedly_to_a_busy_multithreaded_program(self):
         rounds = scaled("REFSCOPE_ATTACH_ROUNDS", 10)

@@ -211,7 +211,13 @@ void check_snapshot_order(const Snapshot& older, const Snapshot& newer) {
                                         describe_process(older) + " vs " + describe_process(newer));
     }
     if (a.sequence != 0 && b.sequence != 0) {
-        if (a.sequence >= b.sequence) {
+        if (a.sequence == b.sequence) {
+            throw SnapshotMismatchError(
+                SnapshotMismatchError::Reason::WrongOrder,
+                "both files are snapshot #" + std::to_string(a.sequence) + " of " + describe_process(older) +
+                    ": the same snapshot given twice? give two different snapshots, the older first");
+        }
+        if (a.sequence > b.sequence) {
             throw SnapshotMismatchError(
                 SnapshotMismatchError::Reason::WrongOrder,
                 "snapshots are out of order: snapshot #" + std::to_string(a.sequence) +
