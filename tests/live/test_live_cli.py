@@ -39,6 +39,18 @@ class ListenCommandLine(unittest.TestCase):
         status, _, err = run_cli("processes", "--all")
         self.assertEqual(status, 2)
 
+    def test_another_users_folder_is_refused(self):
+        if os.geteuid() == 0:
+            folder = os.path.join(self.tmp.name, "theirs")
+            os.mkdir(folder)
+            os.chmod(folder, 0o777)
+            os.chown(folder, 65534, 65534)  # nobody's
+        else:
+            folder = "/tmp"  # root's
+        status, _, err = run_cli("listen", "--dir", folder, "--timeout", "1")
+        self.assertNotEqual(status, 0)
+        self.assertIn("belongs to another user", err)
+
     def test_count_not_reached_by_timeout_exits_1(self):
         started = time.monotonic()
         status, out, err = run_cli("listen", "--dir", os.path.join(self.tmp.name, "s"), "--count", "2",

@@ -110,6 +110,12 @@ SessionFolder::SessionFolder(std::string dir) : dir_(std::move(dir)) {
         if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST)
             throw ListenError("cannot create session folder " + dir_ + ": " + errno_text(errno));
     }
+    // Another user's folder (a world-writable one someone prepared, say)
+    // would let its owner read the snapshots, or swap files under them.
+    struct stat st {};
+    if (::stat(dir_.c_str(), &st) == 0 && st.st_uid != ::geteuid())
+        throw ListenError("session folder " + dir_ + " belongs to another user (uid " + std::to_string(st.st_uid) +
+                          "), who could read or replace the snapshots: choose a folder of your own");
     if (::access(dir_.c_str(), W_OK | X_OK) != 0)
         throw ListenError("cannot write to session folder " + dir_ + ": " + errno_text(errno));
 }
