@@ -12,6 +12,7 @@
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
 #include "refscope/analysis/descriptions.h"
+#include "refscope/analysis/display_text.h"
 #include "refscope/analysis/inferred_holders.h"
 #include "text_table.h"
 #include "verbs.h"
@@ -363,7 +364,7 @@ void run_query(const CliOptions& options, const SnapshotAnalysis& a, std::ostrea
         return;
     }
     out << with_thousands(selected.size()) << " of " << with_thousands(s.node_count()) << " objects match "
-        << query.text << ", " << bytes_text(bytes) << " shallow\n";
+        << escape_text(query.text, 1000) << ", " << bytes_text(bytes) << " shallow\n";
     if (nodes.empty()) return;
     if (nodes.size() < selected.size()) out << "largest " << nodes.size() << ":\n";
     // With allocation tracebacks, a last column says where each was made.

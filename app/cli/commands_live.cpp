@@ -26,6 +26,7 @@
 #include "commands_live.h"
 #include "json_writer.h"
 #include "refscope/format/snapshot_io.h"
+#include "refscope/analysis/display_text.h"
 #include "refscope/live/connect_command.h"
 #include "refscope/live/listener.h"
 #include "refscope/live/process_list.h"
@@ -120,9 +121,16 @@ ListenOptions parse_listen(const CliOptions& cli) {
     return o;
 }
 
+// Text a peer or another process supplied (argv, labels, messages), as it
+// may reach a terminal or log: control characters and invalid UTF-8
+// escaped, so that no one can forge a line or move the cursor.
+std::string peer_text(std::string_view text, size_t max_bytes = 4096) {
+    return analysis::escape_text(text, max_bytes);
+}
+
 std::string argv_text(const std::vector<std::string>& argv) {
     std::string out;
-    for (const std::string& a : argv) out += (out.empty() ? "" : " ") + a;
+    for (const std::string& a : argv) out += (out.empty() ? "" : " ") + peer_text(a);
     return out;
 }
 
@@ -154,7 +162,7 @@ public:
             });
         } else {
             line("connected " + std::to_string(c.id) + ": pid " + std::to_string(p.pid) + ", Python " +
-                 p.python_version.substr(0, p.python_version.find(' ')) + ", " + argv_text(p.argv));
+                 peer_text(p.python_version.substr(0, p.python_version.find(' ')), 40) + ", " + argv_text(p.argv));
         }
         if (options_.on_connect && listener_) listener_->request_snapshot(c.id, options_.collect, "on connect");
     }
@@ -220,7 +228,7 @@ public:
                 json.field("message", message);
             });
         } else {
-            line("discarded " + std::to_string(id) + ": " + message);
+            line("discarded " + std::to_string(id) + ": " + peer_text(message));
         }
     }
     void on_snapshot_failed(ConnectionId id, uint64_t request, const std::string& reason) override {
@@ -231,7 +239,7 @@ public:
                 json.field("reason", reason);
             });
         } else {
-            line("failed " + std::to_string(id) + ": " + reason);
+            line("failed " + std::to_string(id) + ": " + peer_text(reason));
         }
     }
     void on_pong(ConnectionId id, uint64_t nonce, double rtt) override {
@@ -253,13 +261,13 @@ public:
                 json.field("message", message);
             });
         } else {
-            line("disconnected " + std::to_string(id) + ": " + live::to_string(reason) + ": " + message);
+            line("disconnected " + std::to_string(id) + ": " + live::to_string(reason) + ": " + peer_text(message));
         }
         disconnected_.fetch_add(1);
     }
     void on_log(live::LogLevel, const std::string& text) override {
         std::lock_guard<std::mutex> lock(mutex_);
-        std::cerr << "refscope-cli: " << text << std::endl;
+        std::cerr << "refscope-cli: " << peer_text(text) << std::endl;
     }
 
     void line(const std::string& text) { write(text + '\n'); }
@@ -462,7 +470,8 @@ void run_processes(const CliOptions& cli, std::ostream& out) {
     for (const live::PythonProcess& p : list) {
         char head[64];
         std::snprintf(head, sizeof head, "%7lld  %-6s  %-8s  ", static_cast<long long>(p.pid),
-                      p.python_version.empty() ? "?" : p.python_version.c_str(), p.user.substr(0, 8).c_str());
+                      p.python_version.empty() ? "?" : peer_text(p.python_version, 6).c_str(),
+                      peer_text(p.user, 8).c_str());
         std::string command = argv_text(p.argv);
         if (command.size() > 100) command = command.substr(0, 97) + "...";
         out << head << command << (p.attachable ? "" : "  (another user's)") << '\n';

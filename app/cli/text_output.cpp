@@ -5,6 +5,7 @@
 
 #include "text_table.h"
 #include "refscope/analysis/descriptions.h"
+#include "refscope/analysis/display_text.h"
 
 namespace refscope::cli {
 namespace {
@@ -133,7 +134,7 @@ void write_text(const SummaryReport& r, std::ostream& out) {
     out << "by " << by << ": " << plural(r.objects, "object", "objects") << ", "
         << with_thousands(r.bytes) << " bytes shallow (" << human_bytes(r.bytes)
         << ")";
-    if (r.filter) out << " matching " << *r.filter;
+    if (r.filter) out << " matching " << analysis::escape_text(*r.filter, 1000);
     if (r.groups.size() < r.group_count) {
         out << ", largest " << r.groups.size() << " of " << r.group_count << " groups";
     }

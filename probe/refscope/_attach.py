@@ -559,6 +559,13 @@ def _print_outcome(options, outcome):
         print("refscope: attach: " + outcome["message"], file=sys.stderr)
 
 
+def _printable(text):
+    """Another user's command line as it may reach a terminal: control
+    characters escaped (\x1b, \n...), so no one can forge a row or move the
+    cursor."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 def _process_id(text):
     """A PID is a positive number: `attach -- -5` is a usage error (exit 2),
     not a process that is gone."""
@@ -581,8 +588,8 @@ def main(argv):
             print(json.dumps({"processes": [dict(p, version=_version_text(p["version"])) for p in found]}))
         else:
             for p in found:
-                print("%7d  %-5s  %-8s  %s" % (p["pid"], _version_text(p["version"]), p["user"][:8],
-                                               " ".join(p["argv"])[:100]))
+                print("%7d  %-5s  %-8s  %s" % (p["pid"], _version_text(p["version"]), _printable(p["user"][:8]),
+                                               _printable(" ".join(p["argv"])[:100])))
         return EXIT_OK
     address = options.address or os.environ.get(_live.ENV_ADDRESS)
     try:

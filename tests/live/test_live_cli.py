@@ -39,6 +39,38 @@ class ListenCommandLine(unittest.TestCase):
         status, _, err = run_cli("processes", "--all")
         self.assertEqual(status, 2)
 
+    def test_a_programs_argv_cannot_forge_listener_lines(self):
+        session = os.path.join(self.tmp.name, "forged")
+        listen = subprocess.Popen([cli(), "listen", "--dir", session, "--on-connect", "--count", "1",
+                                   "--timeout", "60"],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(listen.stderr.close)
+        self.addCleanup(listen.stdout.close)
+        address = listen.stdout.readline().decode().split()[-1]
+        token_file = listen.stdout.readline().decode().split()[2]
+        env = dict(os.environ, REFSCOPE_CONNECT=address, REFSCOPE_TOKEN_FILE=token_file)
+        forged = "\x1b[2J\rconnected 99: pid 1, Python 3.99, forged\n"
+        target = subprocess.Popen([sys.executable, "-c", "import refscope, time; time.sleep(60)", forged],
+                                  env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        self.addCleanup(target.wait)
+        self.addCleanup(target.kill)
+        self.assertEqual(listen.wait(timeout=60), 0, listen.stderr.read())
+        out = listen.stdout.read().decode()
+        self.assertNotIn("\x1b", out)
+        self.assertNotIn("\r", out)
+        connected = [line for line in out.splitlines() if line.startswith("connected ")]
+        self.assertEqual(len(connected), 1, out)  # no forged second line
+        self.assertIn("\\x1b[2J\\rconnected 99", connected[0])
+        # Process listings show the same command line escaped.
+        for listing in ([cli(), "processes"], [sys.executable, "-m", "refscope", "processes"]):
+            done = subprocess.run(listing, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            text = done.stdout.decode()
+            self.assertNotIn("\x1b", text, listing)
+            rows = [line for line in text.splitlines() if str(target.pid) in line.split()[:1]]
+            self.assertEqual(len(rows), 1, (listing, text))
+            self.assertIn("\\x1b[2J\\rconnected 99", rows[0])
+
     def test_another_users_folder_is_refused(self):
         if os.geteuid() == 0:
             folder = os.path.join(self.tmp.name, "theirs")

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "filter_names.h"
+#include "refscope/analysis/display_text.h"
 
 namespace refscope::analysis {
 
@@ -64,8 +65,16 @@ public:
     }
 
 private:
+    // The message quotes the user's text: control characters and invalid
+    // UTF-8 in it are escaped (a query may come from a script or a file).
     [[noreturn]] void fail(const std::string& what, size_t offset, const std::string& tail = {}) {
-        throw FilterSyntaxError(what + at_column(offset) + tail, offset);
+        throw FilterSyntaxError(escape_text(what + at_column(offset) + tail, std::string::npos), offset);
+    }
+    // The whole character at byte `p` ("日", not its first byte).
+    std::string char_at(size_t p) const {
+        if (p >= text_.size()) return {};
+        const size_t length = utf8_sequence_length(text_, p);
+        return std::string(text_.substr(p, length == 0 ? 1 : length));
     }
 
     bool at_end() const { return pos_ >= text_.size(); }
@@ -197,7 +206,7 @@ private:
                 fail("unknown term '" + word + "'", start,
                      ": to match a type name, write type:" + word);
             }
-            fail("unexpected '" + std::string(1, peek()) + "'", start);
+            fail("unexpected '" + char_at(pos_) + "'", start);
         }
         pos_ = end;
         if (next == ':' || comparison) {
@@ -247,7 +256,7 @@ private:
         }
         if (digits == 0) fail("expected hexadecimal digits after '0x'", p);
         if (p < text_.size() && !ends_word(text_[p])) {
-            fail("unexpected '" + std::string(1, text_[p]) + "' in address", p);
+            fail("unexpected '" + char_at(p) + "' in address", p);
         }
         pos_ = p;
         return value;
@@ -310,7 +319,7 @@ private:
             t.op = CompareOp::Equal;
             ++pos_;
         } else if (!colon)
-            fail("unknown comparison '" + std::string(1, peek()) + "'", op_offset,
+            fail("unknown comparison '" + char_at(pos_) + "'", op_offset,
                  " (use > >= < <= = !=)");
         t.number = parse_number(field, start);
         program_.push_back(std::move(t));
@@ -363,7 +372,7 @@ private:
             value *= unit->factor;
         }
         if (p < text_.size() && !ends_word(text_[p])) {
-            fail("unexpected '" + std::string(1, text_[p]) + "' after the number", p);
+            fail("unexpected '" + char_at(p) + "' after the number", p);
         }
         pos_ = p;
         return negative ? -value : value;
@@ -385,7 +394,7 @@ private:
                 value += c;
             }
             if (!at_end() && !ends_word(peek())) {
-                fail("unexpected '" + std::string(1, peek()) + "' after the closing quote", pos_);
+                fail("unexpected '" + char_at(pos_) + "' after the closing quote", pos_);
             }
         } else {
             while (!at_end() && !ends_word(peek())) value += text_[pos_++];
