@@ -191,6 +191,27 @@ TEST(Messages, StrictValuesAndTrailingBytes) {
     EXPECT_THROW(decode_nonce(nullptr, 0), ProtocolError);
 }
 
+// An error inside a tagged Hello field names its byte in the payload, not
+// in the field (a 20 KB label was "payload byte 0").
+TEST(Messages, ErrorsInsideAHelloFieldCountFromThePayloadStart) {
+    Hello h;
+    h.process.label = std::string(kMaxTextBytes + 1, 'x');
+    const std::vector<uint8_t> bytes = encode(h);
+    try {
+        decode_hello(bytes.data(), bytes.size());
+        FAIL() << "a label over the limit decoded";
+    } catch (const ProtocolError& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.find("payload byte 0,"), std::string::npos) << what;
+        // The label is the last field: its value starts a few bytes before the end.
+        const size_t at = what.find("payload byte ");
+        ASSERT_NE(at, std::string::npos) << what;
+        const size_t byte = std::stoul(what.substr(at + 13));
+        EXPECT_GT(byte, kTokenBytes) << what;
+        EXPECT_LT(byte, bytes.size()) << what;
+    }
+}
+
 TEST(Messages, NamesLimitsAndDirections) {
     EXPECT_STREQ(message_name(static_cast<uint16_t>(MessageType::SnapshotData)), "SnapshotData");
     EXPECT_EQ(message_name(999), nullptr);

@@ -74,10 +74,12 @@ public:
         std::memcpy(out, p_, size);
         p_ += size;
     }
-    // A tagged field's value: the next `size` bytes as their own reader.
+    // A tagged field's value: the next `size` bytes as their own reader,
+    // whose errors still count bytes from the start of the payload.
     PayloadReader sub(size_t size, const char* field) {
         if (size > left()) fail(field, "field runs past the end of the payload");
         PayloadReader r(p_, size, message_);
+        r.begin_ = begin_;
         p_ += size;
         return r;
     }
