@@ -92,7 +92,7 @@
 //       TaskObj, PatternObject, textio, PyContext...), read by
 //       stdlib_fields.cpp and edge_labels_stdlib.cpp. Each mirror is
 //       checked against the running type (tp_basicsize, published offsets)
-//       before use, and 3.14+ futures are not mirrored at all; a mismatch
+//       before use; a mismatch
 //       leaves the type's references positional. Private structs of
 //       extension modules, not of the interpreter: nothing here or in
 //       cpython_internals.c describes them.

@@ -102,6 +102,14 @@ bool add_asyncio(PyTypeObject* tp, Fields& f) {
     f.add(RS_OFFSET(FutureHead, result), "_result", SlotUse::Traversed);
     f.add(RS_OFFSET(FutureHead, source_tb), "_source_traceback", SlotUse::Traversed);
     f.add(RS_OFFSET(FutureHead, cancel_msg), "_cancel_message", SlotUse::Traversed);
+#if PY_VERSION_HEX >= 0x030D0000
+    // 3.13 moved cancelled_exc right after cancel_msg; 3.14 adds awaited_by.
+    const Py_ssize_t after_head = static_cast<Py_ssize_t>(sizeof(layout::FutureHead));
+    f.add(after_head, "_cancelled_exc", SlotUse::Traversed);
+#if PY_VERSION_HEX >= 0x030E0000
+    f.add(after_head + static_cast<Py_ssize_t>(sizeof(PyObject*)), "_asyncio_awaited_by", SlotUse::Traversed);
+#endif
+#endif
     if (task != nullptr) {
         const Py_ssize_t at = layout::task_fields_offset();
         const Py_ssize_t word = static_cast<Py_ssize_t>(sizeof(PyObject*));

@@ -23,10 +23,13 @@
 //                      exception_tb after exception. 3.11/3.12 replace
 //                      exc_state with cancelled_exc (one pointer). 3.13
 //                      moves dict and weakreflist out of the struct (managed)
-//                      and cancelled_exc before the ints. 3.14 adds fields
-//                      (awaited_by...): not mirrored, no labels.
+//                      and cancelled_exc before the ints. 3.14 adds
+//                      awaited_by after cancelled_exc, and two chars
+//                      (is_task, awaited_by_is_set) between the state and
+//                      the bitfields, which pads the struct by 4 bytes.
 //   TaskObj            FutureObj, then fut_waiter, coro, name, context at
-//                      the offsets listed in task_fields_offset().
+//                      the offsets listed in task_fields_offset(); 3.14
+//                      adds a list node (two pointers) at the end.
 //   property           3.10+: fget, fset, fdel, doc, prop_name, getter_doc.
 //   PatternObject      var head, groups, groupindex, indexgroup, pattern...
 //   MatchObject        var head, string, regs, pattern...
@@ -94,7 +97,9 @@ struct FutureHead {
 // sizeof(FutureObj) per version (the basicsize check), 0 where not known.
 constexpr Py_ssize_t future_size() {
 #if PY_VERSION_HEX >= 0x030E0000
-    return 0;
+    // cancelled_exc, awaited_by; state, is_task, awaited_by_is_set and the
+    // bitfield unit (12 bytes, padded to 16)
+    return sizeof(FutureHead) + 2 * sizeof(PyObject*) + 16;
 #elif PY_VERSION_HEX >= 0x030D0000
     return sizeof(FutureHead) + sizeof(PyObject*) + 8;   // cancelled_exc, state + bitfields
 #elif PY_VERSION_HEX >= 0x030B0000
@@ -106,7 +111,9 @@ constexpr Py_ssize_t future_size() {
 
 // Offset of TaskObj's fut_waiter (then coro, name, context follow).
 constexpr Py_ssize_t task_fields_offset() {
-#if PY_VERSION_HEX >= 0x030D0000
+#if PY_VERSION_HEX >= 0x030E0000
+    return future_size();      // int num_cancels fills the future's padding
+#elif PY_VERSION_HEX >= 0x030D0000
     return future_size() + 8;  // must_cancel/log_destroy bitfields share the unit; int num_cancels
 #else
     return future_size();      // the task's flags come after its objects
@@ -114,7 +121,7 @@ constexpr Py_ssize_t task_fields_offset() {
 }
 constexpr Py_ssize_t task_size() {
 #if PY_VERSION_HEX >= 0x030E0000
-    return 0;
+    return task_fields_offset() + 6 * sizeof(PyObject*);  // 4 objects, then the task list node
 #elif PY_VERSION_HEX >= 0x030D0000
     return task_fields_offset() + 4 * sizeof(PyObject*);
 #elif PY_VERSION_HEX >= 0x030B0000

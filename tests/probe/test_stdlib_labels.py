@@ -7,8 +7,8 @@ exactly: the cache dict and the wrapper's list).
 
 Each test holds one object only through the C structure under test and
 checks that object's in-edges. A label the probe cannot be sure of on some
-interpreter (the _asyncio structs of 3.14+, not mirrored) must be absent
-there, never wrong: those tests accept the positional edge."""
+interpreter (a struct whose size is not the mirror's) must be absent there,
+never wrong."""
 
 import asyncio
 import collections
@@ -24,7 +24,7 @@ import unittest
 
 from probe_support import EDGE_OWNED, explained, in_edges, walk
 
-ASYNCIO_MIRRORED = sys.version_info < (3, 14)
+CANCELLED_EXC_MIRRORED = sys.version_info >= (3, 13)  # where it follows cancel_msg
 
 
 class Payload:
@@ -113,11 +113,26 @@ class AsyncioTest(unittest.TestCase):
         watched = (id(callbacks[0]), id(self.loop))
         del callbacks
         _report, (callbacks, loop) = walk(*watched)
-        if ASYNCIO_MIRRORED:
-            self.assertEqual(owned_labels(callbacks), [("Field", "_callbacks")])
-            self.assertIn("_loop", labels(loop, "Field"))
-        else:
-            self.assertEqual(len(owned_labels(callbacks)), 1)
+        self.assertEqual(owned_labels(callbacks), [("Field", "_callbacks")])
+        self.assertIn("_loop", labels(loop, "Field"))
+
+    @unittest.skipUnless(CANCELLED_EXC_MIRRORED, "cancelled_exc is labelled from 3.13")
+    def test_cancelled_task_keeps_its_exception(self):
+        # A task whose coroutine ended in CancelledError keeps it until its
+        # result is asked for (asyncio.wait does not ask).
+        async def waiter():
+            await asyncio.sleep(10)
+
+        task = self.loop.create_task(waiter())
+        self.loop.run_until_complete(asyncio.sleep(0))
+        task.cancel()
+        self.loop.run_until_complete(asyncio.wait([task]))
+        kept = [r for r in gc.get_referents(task) if isinstance(r, asyncio.CancelledError)]
+        self.assertEqual(len(kept), 1)
+        exc_id = id(kept[0])
+        del kept
+        _report, (exc,) = walk(exc_id)
+        self.assertIn(("Field", "_cancelled_exc"), owned_labels(exc))
 
     def test_future_result_and_task_coroutine(self):
         future = self.loop.create_future()
@@ -132,9 +147,8 @@ class AsyncioTest(unittest.TestCase):
         coroutine_id = id(coroutine)
         del coroutine
         _report, (result, coroutine) = walk(result_id, coroutine_id)
-        if ASYNCIO_MIRRORED:
-            self.assertEqual(owned_labels(result), [("Field", "_result")])
-            self.assertIn(("Field", "_coro"), owned_labels(coroutine))
+        self.assertEqual(owned_labels(result), [("Field", "_result")])
+        self.assertIn(("Field", "_coro"), owned_labels(coroutine))
         self.loop.run_until_complete(task)
 
 
