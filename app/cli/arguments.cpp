@@ -1,5 +1,7 @@
 #include "arguments.h"
 
+#include "refscope/analysis/display_text.h"
+
 #include <charconv>
 #include <initializer_list>
 
@@ -171,9 +173,12 @@ void apply_value_option(CliOptions& options, VerbArguments& words, std::string_v
     } else {  // --paths, --hops, --max-nodes
         const std::optional<size_t> count = parse_count(value);
         const bool at_least_one = word != "--hops";
-        if (!count || *count > 1'000'000 || (at_least_one && *count == 0)) {
-            words.fail(std::string(word) + " takes a count" + (at_least_one ? " of at least 1" : "") +
-                       ", not '" + std::string(value) + "'");
+        // Upper bounds keep Graphviz's layout to seconds (docs/cli.md,
+        // "export-path"): a drawing of thousands of boxes is unreadable anyway.
+        const size_t most = word == "--max-nodes" ? 5'000 : word == "--paths" ? 100 : 50;
+        if (!count || *count > most || (at_least_one && *count == 0)) {
+            words.fail(std::string(word) + " takes a count from " + (at_least_one ? "1" : "0") + " to " +
+                       analysis::with_thousands(most) + ", not '" + std::string(value) + "'");
         }
         const auto n = static_cast<uint32_t>(*count);
         if (word == "--paths") options.paths = n;

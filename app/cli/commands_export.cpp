@@ -130,6 +130,7 @@ void run_export_path(const CliOptions& options, const SnapshotAnalysis& a, std::
         json.field("paths", graph.path_count);
         json.field("truncated", graph.truncated);
         json.field("omitted", graph.omitted_nodes);
+        json.field("elided", graph.elided_objects);
         json.field("notes", graph.notes);
         json.end_object();
         return;
@@ -143,6 +144,8 @@ void run_export_path(const CliOptions& options, const SnapshotAnalysis& a, std::
         out << "  capped at --max-nodes " << sub.max_nodes << ": " << with_thousands(graph.omitted_nodes)
             << " neighbours not drawn\n";
     }
+    if (graph.elided_objects > 0)
+        out << "  long paths: " << with_thousands(graph.elided_objects) << " objects along them drawn as elided boxes\n";
     for (const std::string& note : graph.notes) out << "  " << note << '\n';
 }
 

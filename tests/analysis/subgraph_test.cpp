@@ -63,7 +63,10 @@ Chain make_chain() {
     return c;
 }
 
-TEST(Subgraph, PathNodesAreKeptEvenPastTheCap) {
+// A path of more than half the cap keeps its ends: the first two nodes and
+// the last three here, the six between drawn as one elided node whose
+// arrows carry the first and last hidden references.
+TEST(Subgraph, LongPathsKeepTheirEndsAndElideTheMiddle) {
     Chain c = make_chain();
     const std::vector<uint32_t> chain = c.chain;
     const auto a = testing::analyse(std::move(c.snapshot));
@@ -71,24 +74,70 @@ TEST(Subgraph, PathNodesAreKeptEvenPastTheCap) {
     options.max_nodes = 5;
     const Subgraph g = extract(*a, {chain.back()}, options);
 
-    ASSERT_EQ(g.nodes.size(), chain.size());  // the whole path, no neighbours
+    ASSERT_EQ(g.nodes.size(), 6u);  // 2 + the elision + 3, no neighbours
     EXPECT_TRUE(g.truncated);
     EXPECT_EQ(g.omitted_nodes, 30u);
     EXPECT_EQ(g.path_count, 1u);
-    for (uint32_t n : chain) {
-        const uint32_t i = g.find(n);
-        ASSERT_NE(i, kNoNode) << "path node " << n << " dropped";
-        EXPECT_TRUE(g.nodes[i].on_path);
+    EXPECT_EQ(g.elided_objects, 6u);
+    for (const size_t i : {size_t{0}, size_t{1}, size_t{8}, size_t{9}, size_t{10}}) {
+        const uint32_t at = g.find(chain[i]);
+        ASSERT_NE(at, kNoNode) << "path node " << i << " dropped";
+        EXPECT_TRUE(g.nodes[at].on_path);
     }
+    for (size_t i = 2; i < 8; ++i) EXPECT_EQ(g.find(chain[i]), kNoNode) << i;
     EXPECT_TRUE(g.nodes[g.find(chain.back())].is_target);
     EXPECT_TRUE(g.nodes[g.find(chain.front())].is_root);
-    EXPECT_FALSE(g.nodes[g.find(chain[3])].is_root);
-    for (size_t i = 1; i < chain.size(); ++i) {
-        const SubgraphEdge* e = find_edge(g, chain[i - 1], chain[i]);
-        ASSERT_NE(e, nullptr);
-        EXPECT_TRUE(e->on_path);
-        EXPECT_EQ(e->label, ".next");
+    const auto elided = std::find_if(g.nodes.begin(), g.nodes.end(), [](const SubgraphNode& n) { return n.is_elision(); });
+    ASSERT_NE(elided, g.nodes.end());
+    EXPECT_EQ(elided->elided_objects, 6u);
+    EXPECT_EQ(elided->lines.front(), "\u2026 6 objects \u2026");
+    EXPECT_TRUE(elided->on_path);
+    const uint32_t e = static_cast<uint32_t>(elided - g.nodes.begin());
+    int into = 0, out_of = 0;
+    for (const SubgraphEdge& edge : g.edges) {
+        if (edge.to == e && edge.from == g.find(chain[1])) {
+            ++into;
+            EXPECT_EQ(edge.label, ".next");
+        }
+        if (edge.from == e && edge.to == g.find(chain[8])) {
+            ++out_of;
+            EXPECT_TRUE(edge.on_path);
+        }
     }
+    EXPECT_EQ(into, 1);
+    EXPECT_EQ(out_of, 1);
+    for (const size_t i : {size_t{1}, size_t{9}, size_t{10}}) {
+        const SubgraphEdge* edge = find_edge(g, chain[i - 1], chain[i]);
+        ASSERT_NE(edge, nullptr) << i;
+        EXPECT_TRUE(edge->on_path);
+        EXPECT_EQ(edge->label, ".next");
+    }
+    // A path within half the cap is drawn whole.
+    options.max_nodes = 22;
+    const Subgraph whole = extract(*a, {chain.back()}, options);
+    EXPECT_EQ(whole.elided_objects, 0u);
+    for (uint32_t n : chain) EXPECT_NE(whole.find(n), kNoNode);
+}
+
+// The case: a linked list of 300,000 objects is drawn within the cap.
+TEST(Subgraph, AVeryLongChainStaysWithinTheCap) {
+    SnapshotBuilder b;
+    constexpr uint32_t kLength = 300'000;
+    uint32_t previous = b.node("module", 1, "app", 80, format::kNodeGcTracked, "app");
+    b.root(previous, RootKind::Interpreter, "sys.modules['app']");
+    const uint32_t next = b.string_id("next");
+    for (uint32_t i = 0; i < kLength; ++i) {
+        const uint32_t node = b.node("app.Node", 1, {}, 48, format::kNodeGcTracked, "app");
+        b.edge(previous, node, EdgeKind::Slot, next);
+        previous = node;
+    }
+    const auto a = testing::analyse(b.build());
+    SubgraphOptions options;
+    options.max_nodes = 300;
+    const Subgraph g = extract(*a, {previous}, options);
+    EXPECT_LE(g.nodes.size(), 300u);
+    EXPECT_EQ(g.elided_objects, kLength + 1 - 150);
+    EXPECT_NE(g.find(previous), kNoNode);
 }
 
 TEST(Subgraph, CapKeepsTheNearestNeighboursFirst) {

@@ -57,6 +57,16 @@ struct GroupEdges {
     bool any_owned = false;
 };
 
+// The stretch of a long path drawn as one node (subgraph index `node`):
+// `before` → first_edge → … → last_edge → `after` (snapshot nodes).
+struct Elision {
+    uint32_t before;
+    uint32_t node;
+    uint32_t after;
+    uint32_t first_edge;
+    uint32_t last_edge;
+};
+
 class Extraction {
 public:
     Extraction(const GraphIndex& index, const RootClasses& roots, const RetentionPaths& paths,
@@ -111,6 +121,7 @@ private:
     std::vector<uint32_t> holders_;       // sorted at the end
     std::vector<std::pair<uint32_t, uint32_t>> lookup_;  // (snapshot node, subgraph index)
     std::vector<GroupEdges> group_edges_;
+    std::vector<Elision> elisions_;
 
     // Per-type scratch for one expansion, indexed by type id (+1 slot for bad ids).
     std::vector<uint32_t> type_count_;

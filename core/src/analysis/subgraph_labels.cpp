@@ -23,6 +23,17 @@ struct DrawnEdge {
 void Extraction::add_edges_between_drawn_nodes() {
     std::vector<DrawnEdge> raw;
     const size_t drawn = out_.nodes.size();
+    // On long paths, a path node beyond the neighbourhood (distance
+    // kUnreached) shows only its path edges: a long path's nodes all point
+    // at their type, and a hub with a hundred arrows across the drawing says
+    // nothing and makes the layout crawl. Short paths keep every edge.
+    constexpr size_t kLongPath = 24;
+    const size_t beyond = static_cast<size_t>(std::count_if(out_.nodes.begin(), out_.nodes.end(), [](const SubgraphNode& n) {
+        return !n.is_group() && n.distance == kUnreached;
+    }));
+    const auto in_neighbourhood = [&](uint32_t sub) {
+        return beyond <= kLongPath || out_.nodes[sub].distance != kUnreached;
+    };
     for (uint32_t from = 0; from < drawn; ++from) {
         const SubgraphNode& n = out_.nodes[from];
         if (n.is_group()) continue;
@@ -30,6 +41,8 @@ void Extraction::add_edges_between_drawn_nodes() {
         for (uint32_t e : index_.out_edges(n.node)) {
             const uint32_t target = index_.target(e);
             if (!selected_.test(target)) continue;
+            if (!contains(path_edges_, e) && (!in_neighbourhood(from) || !in_neighbourhood(sub_index(target))))
+                continue;
             const uint8_t flags = s_.edge_flags[e];
             const bool owned = (flags & format::kEdgeOwned) != 0;
             const uint8_t style = static_cast<uint8_t>(
@@ -68,6 +81,22 @@ void Extraction::add_edges_between_drawn_nodes() {
             i = j;
         }
     }
+    // An elided stretch: one arrow in, labelled with the first hidden
+    // reference, and one out, with the last.
+    for (const Elision& el : elisions_) {
+        for (const bool into : {true, false}) {
+            SubgraphEdge edge;
+            edge.from = into ? sub_index(el.before) : el.node;
+            edge.to = into ? el.node : sub_index(el.after);
+            edge.edge = into ? el.first_edge : el.last_edge;
+            edge.label = describe_edge(s_, edge.edge);
+            edge.on_path = true;
+            edge.gc_invisible = index_.hidden_from_gc(edge.edge);
+            edge.weak = index_.kind(edge.edge) == EdgeKind::Weak;
+            edge.owned = (s_.edge_flags[edge.edge] & format::kEdgeOwned) != 0;
+            if (edge.from != kNoNode && edge.to != kNoNode) out_.edges.push_back(std::move(edge));
+        }
+    }
     for (const GroupEdges& ge : group_edges_) {
         const SubgraphNode& group = out_.nodes[ge.group];
         SubgraphEdge edge;
@@ -88,6 +117,13 @@ void Extraction::describe_nodes() {
     std::vector<uint32_t> suspects(options_.suspects.begin(), options_.suspects.end());
     sort_unique(suspects);
     for (SubgraphNode& n : out_.nodes) {
+        if (n.is_elision()) {
+            n.lines = {"\u2026 " + with_thousands(n.elided_objects) + " objects \u2026",
+                       with_thousands(n.elided_objects + 1) + " references along the path"};
+            n.tooltip = "the retention path goes on through " + with_thousands(n.elided_objects) +
+                        " more objects, not drawn (a path of more than half the node cap keeps its ends)";
+            continue;
+        }
         if (n.is_group()) {
             const bool mixed = n.group_type == kNoType;
             const std::string type =

@@ -32,13 +32,29 @@ uint32_t Extraction::select(uint32_t node) {
 }
 
 void Extraction::add_path_edges(uint32_t first, const std::vector<uint32_t>& edges) {
-    select(first);
-    path_nodes_.push_back(first);
-    for (uint32_t e : edges) {
-        const uint32_t target = index_.target(e);
-        select(target);
-        path_nodes_.push_back(target);
-        path_edges_.push_back(e);
+    // Nodes 0..total-1 along the path: `first`, then each edge's target.
+    // Over the budget, nodes [head, tail) become one elided node.
+    const size_t total = edges.size() + 1;
+    const size_t budget = std::max<size_t>(5, options_.max_nodes / 2);
+    const size_t head = total > budget ? budget / 2 : total;
+    const size_t tail = total > budget ? total - (budget - head) : total;
+    const auto node_at = [&](size_t i) { return i == 0 ? first : index_.target(edges[i - 1]); };
+    for (size_t i = 0; i < total; ++i) {
+        if (i == head && head < tail) {
+            SubgraphNode elided;
+            elided.elided_objects = tail - head;
+            elided.on_path = true;
+            out_.nodes.push_back(std::move(elided));
+            elisions_.push_back({node_at(head - 1), static_cast<uint32_t>(out_.nodes.size() - 1), node_at(tail),
+                                 edges[head - 1], edges[tail - 1]});
+            out_.elided_objects += tail - head;
+            i = tail - 1;
+            continue;
+        }
+        const uint32_t node = node_at(i);
+        select(node);
+        path_nodes_.push_back(node);
+        if (i > 0 && i != tail) path_edges_.push_back(edges[i - 1]);
     }
 }
 

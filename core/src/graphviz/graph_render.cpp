@@ -142,6 +142,16 @@ Attributes declare_attributes(Agraph_t* g, const RenderOptions& options) {
     declare_attribute(g, AGRAPH, "labeljust", "l");
     declare_attribute(g, AGRAPH, "nodesep", "0.25");
     declare_attribute(g, AGRAPH, "ranksep", "0.5");
+    // Bounds on dot's iterative phases, so that no drawing can make the
+    // layout run away (a long path with a hub every node points at took
+    // over ten minutes without them): network simplex iterations per node
+    // (ranking and x-coordinates), crossing-minimisation passes, the
+    // simplex's search size. A layout that stops early is less tidy, not
+    // wrong. docs/graphviz.md, "Bounded layout".
+    declare_attribute(g, AGRAPH, "nslimit", "2");
+    declare_attribute(g, AGRAPH, "nslimit1", "2");
+    declare_attribute(g, AGRAPH, "mclimit", "0.3");
+    declare_attribute(g, AGRAPH, "searchsize", "20");
     declare_attribute(g, AGRAPH, "bgcolor", "white");
     declare_attribute(g, AGRAPH, "dpi", std::to_string(static_cast<int>(options.dpi)).c_str());
     Attributes a{};

@@ -44,9 +44,10 @@ struct SubgraphOptions {
     uint32_t hops = 1;
     bool referrers = true;  // in-edges: who points at the node
     bool referents = true;  // out-edges: what the node points at
-    // Total nodes drawn, group nodes included. Path nodes are kept first: a
-    // path longer than the cap is still drawn whole (the cap only limits the
-    // neighbourhood then).
+    // Total nodes drawn, group nodes included. Path nodes are kept first. A
+    // path of more than half the cap (at least 5) keeps its first and last
+    // nodes and shows the stretch between as one elided node ("… 999,990
+    // objects …"), so a million-long chain draws as a few dozen nodes.
     uint32_t max_nodes = 300;
     // When a node has at least this many neighbours of one type in one
     // direction that are not already drawn, they become one group node.
@@ -80,6 +81,9 @@ struct SubgraphNode {
     uint32_t group_type = kNoType;
     uint32_t group_anchor = kNoNode;
     bool group_are_referrers = false;  // members point at the anchor (else the anchor points at them)
+    // An elided stretch of a long retention path (a group node too, with no
+    // anchor): how many objects along the path it stands for.
+    uint64_t elided_objects = 0;
 
     // lines[0] is the title (type name, or "1,000 × str"); then a preview or
     // address, the size, and notes (root label, unexplained references).
@@ -96,6 +100,7 @@ struct SubgraphNode {
     uint32_t cluster = kNoCluster;
 
     bool is_group() const { return node == kNoNode; }
+    bool is_elision() const { return node == kNoNode && elided_objects > 0; }
 };
 
 struct SubgraphEdge {
@@ -125,6 +130,7 @@ struct Subgraph {
     std::vector<std::string> notes;
     uint32_t path_count = 0;       // retention paths drawn
     uint64_t omitted_nodes = 0;    // neighbours left out because of the cap
+    uint64_t elided_objects = 0;   // objects of long paths drawn as elided nodes
     bool truncated = false;        // the cap was reached
 
     // The subgraph index of a snapshot node, or kNoNode (linear: for tests and
