@@ -15,8 +15,11 @@ the snapshot has begun: the snapshots here are several times larger than
 what the socket buffers hold."""
 
 import os
+import shutil
 import signal
 import socket
+import subprocess
+import sys
 import time
 import unittest
 
@@ -178,6 +181,65 @@ class Faults(unittest.TestCase):
         receiver.command("snapshot %d" % cid)
         receiver.out.wait_event("saved", after=mark, connection=cid)
         self.assertEqual(receiver.out.count("connected"), 1)
+        self.assertEqual(target.finish(), 0)
+
+
+# Another local user without the token: many silent TCP connections kept
+# open, then a stream of new ones sending a preamble and garbage.
+FLOOD = r"""
+import socket, sys, time
+port, seconds = int(sys.argv[1]), float(sys.argv[2])
+held = []
+for _ in range(200):
+    held.append(socket.create_connection(("127.0.0.1", port)))
+print("holding", flush=True)
+end = time.monotonic() + seconds
+made = 0
+while time.monotonic() < end:
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=2)
+        s.sendall(b"RSLIVE\r\n\x01\x00\x00\x00" + b"\x00" * 40)
+        held.append(s)
+        made += 1
+        if len(held) > 400:
+            held.pop(0).close()
+    except OSError:
+        time.sleep(0.001)
+print("made", made, flush=True)
+"""
+
+
+class Flood(unittest.TestCase):
+    def setUp(self):
+        require_cli(self)
+
+    def test_a_tcp_flood_from_another_user_neither_locks_out_a_probe_nor_fills_the_log(self):
+        receiver = Receiver("--tcp", "0")
+        self.addCleanup(receiver.kill)
+        port = int(receiver.tcp_address.rsplit(":", 1)[1])
+        command = [sys.executable, "-c", FLOOD, str(port), "6"]
+        if os.geteuid() == 0 and shutil.which("setpriv") and os.path.exists("/usr/bin/python3"):
+            # nobody cannot read /root's interpreters: the system one.
+            command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                       "/usr/bin/python3"] + command[1:]
+        flood = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(flood.wait)
+        self.addCleanup(flood.kill)
+        self.assertEqual(flood.stdout.readline().strip(), b"holding", flood.stderr.read())
+        # A real probe connects over the Unix socket while the flood goes on.
+        target = Target("busy_target.py", "--heap", "100", env=receiver.env())
+        self.addCleanup(target.kill)
+        connected = receiver.out.wait_event("connected", timeout=30)
+        cid = connected["connection"]
+        mark = receiver.out.mark()
+        receiver.command("snapshot %d" % cid)
+        receiver.out.wait_event("saved", after=mark, connection=cid, timeout=60)
+        made = flood.stdout.readline().split()
+        self.assertEqual(made[0], b"made")
+        self.assertGreater(int(made[1]), 100)  # it really flooded
+        # One line per stranger would be hundreds: a few lines and a count.
+        lines = receiver.stderr().splitlines()
+        self.assertLessEqual(len(lines), 12, "\n".join(lines[:40]))
         self.assertEqual(target.finish(), 0)
 
 

@@ -301,17 +301,33 @@ public:
                 ::inet_ntop(AF_INET, &addr.sin_addr, host, sizeof host);
                 peer = std::string(host) + ":" + std::to_string(ntohs(addr.sin_port));
             }
-            // Connections still in their handshake count too, so that a
-            // flood of silent clients cannot exhaust file descriptors.
-            if (connections.size() >= options.max_connections * 2 + 16) {
-                recorder.on_log(LogLevel::Warning, "refused " + peer + ": too many connections");
-                ::close(fd);
-                continue;
-            }
+            // Connections in their handshake are capped per transport: the
+            // oldest one of this transport makes room (silent strangers
+            // never finish; a probe sends its Hello at once). Authenticated
+            // ones are capped at Hello (TooManyConnections), so the total
+            // is bounded by both caps.
+            const std::string transport = is_unix ? "unix" : "tcp";
+            evict_oldest_pending(transport, now);
             const ConnectionId id = next_id++;
             connections.emplace(id, std::make_unique<ReceiverConnection>(
                                         id, fd, is_unix ? "unix" : "tcp", peer, pid, uid, context, now));
         }
+    }
+
+    void evict_oldest_pending(const std::string& transport, Clock::time_point now) {
+        size_t pending = 0;
+        ReceiverConnection* oldest = nullptr;  // connections are keyed by increasing id
+        for (auto& [id, c] : connections) {
+            if (!c->pending() || c->transport() != transport) continue;
+            ++pending;
+            if (oldest == nullptr) oldest = c.get();
+        }
+        if (pending < options.max_pending || oldest == nullptr) return;
+        const std::string what = "evicted: " + std::to_string(pending) + " " + transport +
+                                 " connections in their handshake, the limit";
+        const std::string line = context.strangers.admit("dropped " + oldest->info().peer + ": " + what, now);
+        if (!line.empty()) recorder.on_log(LogLevel::Warning, line);
+        oldest->close(DisconnectReason::HandshakeTimeout, what);
     }
 
     void run_commands(Clock::time_point now) {

@@ -92,7 +92,15 @@ std::string ReceiverConnection::who() const {
     return info_.transport + " peer " + info_.peer + " [connection " + std::to_string(id_) + "]";
 }
 
-void ReceiverConnection::log(LogLevel level, const std::string& line) { context_.events.on_log(level, line); }
+void ReceiverConnection::log(LogLevel level, const std::string& line) {
+    if (announced_) {
+        context_.events.on_log(level, line);
+        return;
+    }
+    // Never authenticated: rate-limited (StrangerLog).
+    const std::string admitted = context_.strangers.admit(line, Clock::now());
+    if (!admitted.empty()) context_.events.on_log(level, admitted);
+}
 
 // ---- output -----------------------------------------------------------------
 

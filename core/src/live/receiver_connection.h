@@ -23,6 +23,38 @@ namespace refscope::live {
 
 using Clock = std::chrono::steady_clock;
 
+// Lines about connections that never authenticated (wrong token, garbage,
+// silence): at most kBurst per kWindow, then one count of what was left out,
+// so that a flood of strangers cannot fill the log (or the disk under it).
+class StrangerLog {
+public:
+    static constexpr uint32_t kBurst = 5;
+    static constexpr std::chrono::seconds kWindow{10};
+    // The line to write now ("" = suppressed), with the count of lines
+    // suppressed since the last one written.
+    std::string admit(const std::string& line, Clock::time_point now) {
+        if (now - window_start_ >= kWindow) {
+            window_start_ = now;
+            written_ = 0;
+        }
+        if (written_ >= kBurst) {
+            ++suppressed_;
+            return {};
+        }
+        ++written_;
+        if (suppressed_ == 0) return line;
+        std::string out = line + " (and " + std::to_string(suppressed_) +
+                          " more lines about unauthenticated connections left out)";
+        suppressed_ = 0;
+        return out;
+    }
+
+private:
+    Clock::time_point window_start_{};
+    uint32_t written_ = 0;
+    uint64_t suppressed_ = 0;
+};
+
 // What every connection shares with its listener.
 struct ReceiverContext {
     const ListenerOptions& options;
@@ -31,6 +63,7 @@ struct ReceiverContext {
     ListenerObserver& events;          // also records to the session folder
     size_t (*count_ready)(void* self); // processes connected now
     void* self;
+    StrangerLog strangers{};
 };
 
 class ReceiverConnection {
@@ -45,6 +78,9 @@ public:
     int fd() const { return fd_; }
     bool wants_write() const { return out_sent_ < out_.size(); }
     bool ready() const { return phase_ == Phase::Ready; }
+    // Still in its handshake (neither authenticated nor refused yet).
+    bool pending() const { return phase_ == Phase::Handshake; }
+    const std::string& transport() const { return info_.transport; }
     bool closed() const { return phase_ == Phase::Closed; }
     const ConnectionInfo& info() const { return info_; }
 

@@ -56,6 +56,12 @@ struct ListenerOptions {
     // 32 hex digits; empty = 128 random bits from the kernel (getrandom).
     std::string token_hex;
     size_t max_connections = 64;
+    // Connections still in their handshake, per transport (Unix socket,
+    // TCP): a new one beyond this evicts the oldest, so that strangers
+    // flooding the TCP port can neither exhaust descriptors nor crowd out a
+    // probe connecting over the Unix socket (or over TCP: its Hello comes
+    // at once, theirs never).
+    size_t max_pending = 16;
     // A snapshot bigger than this is discarded (the probe's limit is the
     // format's; this protects the receiver's disk).
     uint64_t max_snapshot_bytes = 64ull << 30;
