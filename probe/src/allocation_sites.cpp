@@ -145,24 +145,67 @@ struct CodeSpan {
     int last;
 };
 
+// File name object → string id, remembering the last 256 objects seen (with
+// a reference held, so that an address cannot come back as another str).
+// Interpreters that hand out the same object for a file hit every time;
+// one that makes a new str per lookup (3.15) only pays for the text.
+class FileNames {
+public:
+    explicit FileNames(HeapWalker& walker) : walker_(walker) {}
+    ~FileNames() {
+        for (Slot& slot : slots_) Py_XDECREF(slot.object);
+    }
+    FileNames(const FileNames&) = delete;
+    FileNames& operator=(const FileNames&) = delete;
+
+    static constexpr size_t kChars = 1000;
+
+    uint32_t id(PyObject* file) {
+        Slot& slot = slots_[(reinterpret_cast<uintptr_t>(file) >> 4) % kSlots];
+        if (slot.object == file) return slot.id;
+        Py_INCREF(file);
+        Py_XDECREF(slot.object);
+        slot.object = file;
+        slot.id = walker_.python_text(file, kChars);
+        return slot.id;
+    }
+
+private:
+    static constexpr size_t kSlots = 256;
+    struct Slot {
+        PyObject* object = nullptr;
+        uint32_t id = 0;
+    };
+    HeapWalker& walker_;
+    Slot slots_[kSlots];
+};
+
 // Finds the function of (file, line) among the code objects of the heap.
+// Files are string ids (their text interned): code objects of one module
+// share one file name object, but tracemalloc may hand out a new str for
+// every lookup (3.15 does), so objects cannot be the key.
 class FunctionFinder {
 public:
     explicit FunctionFinder(HeapWalker& walker) : walker_(walker) {
         const Snapshot& s = walker.snapshot();
         const auto code_type = reinterpret_cast<uint64_t>(&PyCode_Type);
+        std::unordered_map<PyObject*, std::vector<PyCodeObject*>> by_object;
         for (uint32_t node = 0; node < s.node_count(); ++node) {
             if (s.node_flags[node] & format::kNodeNative) continue;
             const uint32_t t = s.node_type[node];
             if (t >= s.types.size() || s.types[t].type_address != code_type) continue;
             auto* co = reinterpret_cast<PyCodeObject*>(s.node_address[node]);
-            by_file_object_[co->co_filename].push_back(co);
+            by_object[co->co_filename].push_back(co);
+        }
+        for (auto& [name, codes] : by_object) {
+            std::vector<PyCodeObject*>& same = by_file_[walker.python_text(name, FileNames::kChars)];
+            same.insert(same.end(), codes.begin(), codes.end());
         }
     }
 
     // String id of the qualified name of the function running `line` of
-    // `file` (tracemalloc's file name object), or 0.
-    uint32_t function_at(PyObject* file, int line) {
+    // file `file` (a string id), or 0.
+    uint32_t function_at(uint32_t file, int line) {
         const std::vector<CodeSpan>& spans = spans_of(file);
         // Innermost first: the latest first line whose span holds `line`
         // and whose table really has it (an outer function's span covers
@@ -185,47 +228,32 @@ private:
 #endif
     }
 
-    const std::vector<CodeSpan>& spans_of(PyObject* file) {
+    const std::vector<CodeSpan>& spans_of(uint32_t file) {
         auto found = spans_.find(file);
         if (found != spans_.end()) return found->second;
         std::vector<CodeSpan>& spans = spans_[file];
-        const auto add = [&](const std::vector<PyCodeObject*>& codes) {
-            for (PyCodeObject* co : codes) {
+        auto codes = by_file_.find(file);
+        if (codes != by_file_.end()) {
+            for (PyCodeObject* co : codes->second) {
                 CodeSpan span{co, co->co_firstlineno, co->co_firstlineno};
                 for_each_code_line(co, [&](int l) { span.last = std::max(span.last, l); });
                 spans.push_back(span);
             }
-        };
-        // Code objects of one module share their file name object (marshal
-        // keeps one); others with an equal name are found by comparing text.
-        auto same = by_file_object_.find(file);
-        if (same != by_file_object_.end()) {
-            add(same->second);
-        } else if (PyUnicode_CheckExact(file)) {
-            for (const auto& [name, codes] : by_file_object_)
-                if (name != nullptr && PyUnicode_CheckExact(name) && PyUnicode_Compare(name, file) == 0)
-                    add(codes);
         }
         std::sort(spans.begin(), spans.end(), [](const CodeSpan& a, const CodeSpan& b) { return a.first > b.first; });
         return spans;
     }
 
     HeapWalker& walker_;
-    std::unordered_map<PyObject*, std::vector<PyCodeObject*>> by_file_object_;
-    std::unordered_map<PyObject*, std::vector<CodeSpan>> spans_;
+    std::unordered_map<uint32_t, std::vector<PyCodeObject*>> by_file_;
+    std::unordered_map<uint32_t, std::vector<CodeSpan>> spans_;
 };
 
-// Distinct frames and tracebacks, keyed by tracemalloc's file name objects
-// (tracemalloc keeps one object per file name; the probe holds a reference
-// to each one it keys by until it is done).
+// Distinct frames and tracebacks. A frame is (file's string id, line).
 class TracebackTable {
 public:
-    TracebackTable(HeapWalker& walker, AllocationSites& sites) : walker_(walker), sites_(sites), functions_(walker) {}
-    ~TracebackTable() {
-        for (PyObject* file : held_) Py_DECREF(file);
-    }
-    TracebackTable(const TracebackTable&) = delete;
-    TracebackTable& operator=(const TracebackTable&) = delete;
+    TracebackTable(HeapWalker& walker, AllocationSites& sites)
+        : sites_(sites), files_(walker), functions_(walker) {}
 
     // Traceback id + 1 of tracemalloc's traceback tuple (frames of
     // (filename, lineno), the most recent first), 0 if it is malformed.
@@ -244,7 +272,7 @@ public:
                 PyErr_Clear();
                 return 0;
             }
-            frame_ids_.push_back(frame_id(file, static_cast<int>(line)));
+            frame_ids_.push_back(frame_id(files_.id(file), static_cast<int>(line)));
             key_.append(reinterpret_cast<const char*>(&frame_ids_.back()), sizeof(uint32_t));
         }
         auto [it, inserted] = tracebacks_.try_emplace(key_, 0);
@@ -253,35 +281,23 @@ public:
     }
 
 private:
-    uint32_t frame_id(PyObject* file, int line) {
-        auto [it, inserted] = frames_.try_emplace({file, line}, 0);
+    uint32_t frame_id(uint32_t file, int line) {
+        const uint64_t key = (uint64_t{file} << 32) | static_cast<uint32_t>(line);
+        auto [it, inserted] = frames_.try_emplace(key, 0);
         if (!inserted) return it->second;
-        if (!known_files_.contains(file)) {
-            Py_INCREF(file);
-            held_.push_back(file);
-            known_files_.emplace(file, walker_.python_text(file, 1000));
-        }
         AllocationFrame frame;
-        frame.file = known_files_[file];
+        frame.file = file;
         frame.line = static_cast<uint32_t>(line);
         frame.function = functions_.function_at(file, line);
         sites_.frames.push_back(frame);
         return it->second = static_cast<uint32_t>(sites_.frames.size() - 1);
     }
 
-    struct FrameKeyHash {
-        size_t operator()(const std::pair<PyObject*, int>& k) const {
-            return std::hash<const void*>()(k.first) * 31 + static_cast<size_t>(k.second);
-        }
-    };
-
-    HeapWalker& walker_;
     AllocationSites& sites_;
+    FileNames files_;
     FunctionFinder functions_;
-    std::unordered_map<std::pair<PyObject*, int>, uint32_t, FrameKeyHash> frames_;
-    std::unordered_map<PyObject*, uint32_t> known_files_;
+    std::unordered_map<uint64_t, uint32_t> frames_;
     std::unordered_map<std::string, uint32_t> tracebacks_;
-    std::vector<PyObject*> held_;
     std::string key_;
     std::vector<uint32_t> frame_ids_;
 };

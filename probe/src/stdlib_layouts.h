@@ -25,8 +25,8 @@
 //                      moves dict and weakreflist out of the struct (managed)
 //                      and cancelled_exc before the ints. 3.14 adds
 //                      awaited_by after cancelled_exc, and two chars
-//                      (is_task, awaited_by_is_set) between the state and
-//                      the bitfields, which pads the struct by 4 bytes.
+//                      (is_task, awaited_by_is_set) that share the
+//                      bitfields' unit (Future 112 bytes, Task 168).
 //   TaskObj            FutureObj, then fut_waiter, coro, name, context at
 //                      the offsets listed in task_fields_offset(); 3.14
 //                      adds a list node (two pointers) at the end.
@@ -97,9 +97,10 @@ struct FutureHead {
 // sizeof(FutureObj) per version (the basicsize check), 0 where not known.
 constexpr Py_ssize_t future_size() {
 #if PY_VERSION_HEX >= 0x030E0000
-    // cancelled_exc, awaited_by; state, is_task, awaited_by_is_set and the
-    // bitfield unit (12 bytes, padded to 16)
-    return sizeof(FutureHead) + 2 * sizeof(PyObject*) + 16;
+    // cancelled_exc, awaited_by; then the state (4 bytes) and one 4-byte
+    // unit holding the two chars and the bitfields (checked: 112 on 3.14.8
+    // and 3.15.0, Debian forky)
+    return sizeof(FutureHead) + 2 * sizeof(PyObject*) + 8;
 #elif PY_VERSION_HEX >= 0x030D0000
     return sizeof(FutureHead) + sizeof(PyObject*) + 8;   // cancelled_exc, state + bitfields
 #elif PY_VERSION_HEX >= 0x030B0000
@@ -111,9 +112,7 @@ constexpr Py_ssize_t future_size() {
 
 // Offset of TaskObj's fut_waiter (then coro, name, context follow).
 constexpr Py_ssize_t task_fields_offset() {
-#if PY_VERSION_HEX >= 0x030E0000
-    return future_size();      // int num_cancels fills the future's padding
-#elif PY_VERSION_HEX >= 0x030D0000
+#if PY_VERSION_HEX >= 0x030D0000
     return future_size() + 8;  // must_cancel/log_destroy bitfields share the unit; int num_cancels
 #else
     return future_size();      // the task's flags come after its objects
@@ -121,7 +120,7 @@ constexpr Py_ssize_t task_fields_offset() {
 }
 constexpr Py_ssize_t task_size() {
 #if PY_VERSION_HEX >= 0x030E0000
-    return task_fields_offset() + 6 * sizeof(PyObject*);  // 4 objects, then the task list node
+    return task_fields_offset() + 6 * sizeof(PyObject*);  // 4 objects, then the task list node (168)
 #elif PY_VERSION_HEX >= 0x030D0000
     return task_fields_offset() + 4 * sizeof(PyObject*);
 #elif PY_VERSION_HEX >= 0x030B0000
