@@ -250,9 +250,15 @@ uint32_t HeapWalker::type_id_for(PyTypeObject* tp) {
     // reported (no tp_traverse, no describe callback) from one the collector
     // traverses: node flags cannot say it, as a GC type's instance may be
     // untracked (docs/format.md, "Types").
+    // A pybind11 enum_ type (its dict keeps the `__entries` table) wraps a
+    // C++ enum value: it has no member that could hold a Python object, so
+    // it is not "bound" for the inference of C++ holders (torch.DispatchKey
+    // reached through a function's globals named a false holder).
+    const bool enum_value = tp->tp_dict != nullptr && PyDict_Check(tp->tp_dict) &&
+                            dict_find_str(tp->tp_dict, "__entries") != nullptr;
     info.flags = static_cast<uint8_t>(format::kTypeFactsRecorded | (facts.gc ? format::kTypeHasGc : 0) |
                                       (describe_->reports_members(facts.describers) ? format::kTypeDescribed : 0) |
-                                      (facts.describers != 0 ? format::kTypeBound : 0));
+                                      (facts.describers != 0 && !enum_value ? format::kTypeBound : 0));
     snapshot_.types.push_back(info);
     facts.members_begin = static_cast<uint32_t>(member_slots_.size());
     collect_member_slots(tp, facts, member_slots_);
