@@ -1,7 +1,5 @@
 #include "json_output.h"
 
-#include <algorithm>
-
 #include "json_writer.h"
 #include "refscope/analysis/descriptions.h"
 
@@ -142,8 +140,7 @@ void write_json(const InfoReport& r, std::ostream& out) {
     const AllocationSites& a = s.allocations;
     if (a.recorded()) {
         json.begin_object();
-        json.field("traced_objects", static_cast<uint64_t>(std::count_if(
-                                         a.node_traceback.begin(), a.node_traceback.end(), [](uint32_t t) { return t != 0; })));
+        json.field("traced_objects", a.traced_count());
         json.field("tracebacks", a.traceback_count());
         json.field("frames", a.frames.size());
         json.field("traceback_limit", a.traceback_limit);

@@ -1,6 +1,5 @@
 #include "text_output.h"
 
-#include <algorithm>
 #include <cstdio>
 
 #include "text_table.h"
@@ -120,9 +119,7 @@ void write_text(const InfoReport& r, std::ostream& out) {
     table.row({"threads", threads});
     const AllocationSites& a = s.allocations;
     if (a.recorded()) {
-        const auto traced = static_cast<uint64_t>(
-            std::count_if(a.node_traceback.begin(), a.node_traceback.end(), [](uint32_t t) { return t != 0; }));
-        table.row({"allocation sites", plural(traced, "object", "objects") + " traced, " +
+        table.row({"allocation sites", plural(a.traced_count(), "object", "objects") + " traced, " +
                                            plural(a.traceback_count(), "traceback", "tracebacks") + " of up to " +
                                            plural(a.traceback_limit, "frame", "frames")});
     }

@@ -91,6 +91,11 @@ struct AllocationSites {
 
     bool recorded() const { return !node_traceback.empty(); }
     size_t traceback_count() const { return traceback_start.empty() ? 0 : traceback_start.size() - 1; }
+    uint64_t traced_count() const {
+        uint64_t n = 0;
+        for (const uint32_t t : node_traceback) n += t != 0;
+        return n;
+    }
     // The traceback of `node`, or kNone.
     static constexpr uint32_t kNone = 0xFFFFFFFFu;
     uint32_t traceback_of(uint32_t node) const {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string_view>
-#include <unordered_map>
 
 #include "refscope/analysis/display_text.h"
 
@@ -36,9 +35,11 @@ bool is_program_frame(const Snapshot& s, uint32_t frame) {
     return true;
 }
 
-uint32_t allocation_site(const Snapshot& s, uint32_t node) {
-    const uint32_t t = s.allocations.traceback_of(node);
-    if (t == AllocationSites::kNone) return kNoFrame;
+namespace {
+
+// The site of traceback `t`: its most recent program frame, else its most
+// recent frame.
+uint32_t traceback_site(const Snapshot& s, uint32_t t) {
     const uint32_t* begin = s.allocations.frames_begin(t);
     const uint32_t* end = s.allocations.frames_end(t);
     for (const uint32_t* f = begin; f != end; ++f)
@@ -46,22 +47,17 @@ uint32_t allocation_site(const Snapshot& s, uint32_t node) {
     return *begin;
 }
 
-SiteBreakdown count_allocation_sites(const Snapshot& s, std::span<const uint32_t> nodes, size_t top) {
-    SiteBreakdown b;
-    std::unordered_map<uint32_t, uint64_t> counts;
-    for (const uint32_t node : nodes) {
-        ++b.objects;
-        const uint32_t site = allocation_site(s, node);
-        if (site == kNoFrame) continue;
-        ++b.traced;
-        ++counts[site];
-    }
-    for (const auto& [frame, objects] : counts) b.sites.push_back({frame, objects});
-    std::sort(b.sites.begin(), b.sites.end(), [](const SiteCount& x, const SiteCount& y) {
-        return x.objects != y.objects ? x.objects > y.objects : x.frame < y.frame;
-    });
-    if (b.sites.size() > top) b.sites.resize(top);
-    return b;
+}  // namespace
+
+uint32_t allocation_site(const Snapshot& s, uint32_t node) {
+    const uint32_t t = s.allocations.traceback_of(node);
+    return t == AllocationSites::kNone ? kNoFrame : traceback_site(s, t);
+}
+
+std::vector<uint32_t> sites_by_traceback(const Snapshot& s) {
+    std::vector<uint32_t> sites(s.allocations.traceback_count());
+    for (uint32_t t = 0; t < sites.size(); ++t) sites[t] = traceback_site(s, t);
+    return sites;
 }
 
 std::string describe_sites(const Snapshot& s, const SiteBreakdown& b) {

@@ -266,11 +266,13 @@ double growth_reason(const RowContext& x, size_t r, SuspectGroup& row) {
 // tracebacks: the three busiest sites (allocation_sites.h).
 void count_row_sites(const Snapshot& s, const std::vector<uint32_t>& node_row, std::vector<SuspectGroup>& rows) {
     if (!s.allocations.recorded()) return;
+    const std::vector<uint32_t> site_of = sites_by_traceback(s);
     std::vector<uint64_t> pairs;  // (row, site)
     for (uint32_t n = 0; n < node_row.size(); ++n) {
         if (node_row[n] == kNoNode) continue;
-        const uint32_t site = allocation_site(s, n);
-        if (site == kNoFrame) continue;
+        const uint32_t t = s.allocations.traceback_of(n);
+        if (t == AllocationSites::kNone) continue;
+        const uint32_t site = site_of[t];
         ++rows[node_row[n]].traced_objects;
         pairs.push_back((static_cast<uint64_t>(node_row[n]) << 32) | site);
     }

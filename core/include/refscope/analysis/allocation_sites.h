@@ -33,6 +33,10 @@ bool is_program_frame(const Snapshot& s, uint32_t frame);
 // the program's own, else the most recent frame; kNoFrame if not traced.
 uint32_t allocation_site(const Snapshot& s, uint32_t node);
 
+// allocation_site() of every traceback at once (index: traceback id), for
+// passes that look at many nodes: each traceback's frames are read once.
+std::vector<uint32_t> sites_by_traceback(const Snapshot& s);
+
 struct SiteCount {
     uint32_t frame = kNoFrame;
     uint64_t objects = 0;
@@ -41,11 +45,8 @@ struct SiteCount {
 struct SiteBreakdown {
     uint64_t objects = 0;          // objects counted
     uint64_t traced = 0;           // of them, with a traceback
-    std::vector<SiteCount> sites;  // the busiest sites, most objects first (ties: lower frame id)
+    std::vector<SiteCount> sites;  // the busiest sites, most objects first
 };
-
-// Counts `nodes` by allocation_site(); keeps the `top` busiest sites.
-SiteBreakdown count_allocation_sites(const Snapshot& s, std::span<const uint32_t> nodes, size_t top = 3);
 
 // "298 of 300 from app/views.py:12 in create_order, 2 from app/admin.py:40
 // in import_orders"; "" when none of the objects was traced.
