@@ -8,7 +8,8 @@
 #                                 selected (no display: headless under xvfb-run,
 #                                 prints the path, screenshot in
 #                                 build/dev/demo/refscope-demo.png)
-#   packaging/bootstrap.sh test   build (dev + ASan presets) and run every test,
+#   packaging/bootstrap.sh test   build (dev, ASan and fuzz presets), run every test
+#                                 and each fuzzer for a minute,
 #                                 then build and test inside the Debian 13 and
 #                                 Debian testing roots (packaging/distro-root.sh)
 #   packaging/bootstrap.sh build  only install and build (dev preset)
@@ -37,7 +38,7 @@ packages=(
     python3-django python3-sympy python3-pandas  # the real-program tier (tests/realprograms)
     gdb                          # python -m refscope attach, and its tests
     debootstrap curl             # the Debian 13/testing test roots (packaging/distro-root.sh)
-    clang libclang-rt-14-dev     # the libFuzzer targets (tests/format, tests/protocol)
+    clang libclang-rt-14-dev     # the libFuzzer targets (tests/fuzz, the fuzz preset)
 )
 # Only the test run needs node/npm (an independent reader, memlab, checks the
 # Chrome .heapsnapshot export); use the machine's node if it already has one.
@@ -89,6 +90,12 @@ test)
     tier ctest --preset dev -j"$(nproc)"
     tier build_preset asan
     tier ctest --preset asan -j"$(nproc)"
+    # The libFuzzer targets (clang): CTest replays every committed corpus
+    # input, then each target is fuzzed for a bounded time from its corpus
+    # (docs/fuzzing.md; REFSCOPE_FUZZ_SECONDS, default 60 each, two at once).
+    tier build_preset fuzz
+    tier ctest --preset fuzz -j"$(nproc)"
+    tier bash "$here/tests/fuzz/run-fuzzers.sh" --seconds "${REFSCOPE_FUZZ_SECONDS:-60}"
     # Today's stack: the same sources built and tested inside Debian 13 and
     # Debian testing roots (created once, cached in /var/cache/refscope/roots).
     # REFSCOPE_ROOTS_SKIP=1 skips them for a quick local run; CI never sets it.

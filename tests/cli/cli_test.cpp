@@ -6,10 +6,12 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -38,6 +40,8 @@ struct CliRun {
     int status = -1;
     std::string out;
     std::string err;
+    double seconds = 0;      // wall time
+    long peak_rss_kb = 0;    // the child's own peak resident set (wait4)
 };
 
 std::string slurp(const fs::path& path) {
@@ -102,11 +106,15 @@ protected:
         argv.push_back(nullptr);
         pid_t pid = 0;
         CliRun result;
+        const auto start = std::chrono::steady_clock::now();
         if (posix_spawn(&pid, g_cli.c_str(), &actions, nullptr, argv.data(), environ) == 0) {
             int status = 0;
-            waitpid(pid, &status, 0);
+            struct rusage usage {};
+            wait4(pid, &status, 0, &usage);
             result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            result.peak_rss_kb = usage.ru_maxrss;
         }
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         posix_spawn_file_actions_destroy(&actions);
         result.out = slurp(out);
         result.err = slurp(err);
@@ -387,6 +395,7 @@ TEST_F(CliTest, PathByBareClassName) {
 }
 
 #include "cli_analysis_tests.inc"
+#include "cli_crafted_files_tests.inc"
 
 }  // namespace
 }  // namespace refscope

@@ -1,5 +1,5 @@
-// libFuzzer entry point for the snapshot reader (built only with clang, see
-// CMakeLists.txt). Any input must give a Snapshot or a ReadError; whatever
+// libFuzzer entry point for the snapshot reader (the fuzz preset builds it,
+// docs/fuzzing.md). Any input must give a Snapshot or a ReadError; whatever
 // the reader accepts must also pass the writer's validation.
 //   fuzz_snapshot_reader -max_total_time=60 corpus/ tests/data
 // Each input is decoded twice: as is, and with every frame's checksums

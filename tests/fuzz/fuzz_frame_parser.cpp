@@ -1,5 +1,5 @@
 // libFuzzer entry point for the live protocol's frame parser and message
-// decoders (built only with clang: see CMakeLists.txt and docs/protocol.md).
+// decoders (the fuzz preset builds it: docs/fuzzing.md).
 //   fuzz_frame_parser -max_total_time=300 corpus/
 // Each input runs twice: as is, and with every readable frame's CRC
 // recomputed, since a fuzzer cannot forge CRCs and would otherwise rarely
