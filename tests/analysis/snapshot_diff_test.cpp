@@ -127,6 +127,46 @@ TEST(SnapshotDiff, AddressReusedByAnotherTypeIsFreedPlusNew) {
     EXPECT_EQ(d.types.back().name, "app.Old");
 }
 
+// CPython hands tuple addresses out again and again (its free lists): a
+// tuple at an old tuple's address is the same tuple only if it holds the
+// same objects, since a tuple cannot change.
+TEST(SnapshotDiff, TupleAtAReusedAddressHoldingOtherObjectsIsNew) {
+    const auto heap = [](uint64_t sequence, uint64_t item_address) {
+        SnapshotBuilder b = process_builder(sequence);
+        const uint32_t tuple = at(b, 0x1000, "tuple", 56);
+        const uint32_t kept = at(b, 0x2000, "app.Key", 48, "app");
+        const uint32_t item = at(b, item_address, "app.Solver", 48, "app");
+        b.edge(tuple, kept, format::EdgeKind::Index, 0);
+        b.edge(tuple, item, format::EdgeKind::Index, 1);
+        return b.build();
+    };
+    const Snapshot first = heap(1, 0x3000), same = heap(2, 0x3000), other = heap(3, 0x4000);
+    const auto unchanged = diff_snapshots(first, same);
+    EXPECT_EQ(unchanged.totals.matched, 3u);
+    EXPECT_TRUE(unchanged.new_nodes.empty());
+
+    const auto changed = diff_snapshots(same, other);
+    EXPECT_EQ(changed.new_nodes, (std::vector<uint32_t>{0, 2}));  // the tuple and its new item
+    EXPECT_EQ(changed.freed_nodes, (std::vector<uint32_t>{0, 2}));
+    ASSERT_NE(find_type(changed, "tuple"), nullptr);
+    EXPECT_EQ(find_type(changed, "tuple")->new_objects, 1u);
+    // Survivors use the same rule: the tuple and its item are allocated
+    // between `same` and `other`, and both survive into a fourth snapshot.
+    const Snapshot later = heap(4, 0x4000);
+    const auto report = find_survivors(same, other, later);
+    EXPECT_EQ(report.allocated_between, 2u);
+    EXPECT_EQ(report.survivors, (std::vector<uint32_t>{0, 2}));
+    // Another type at a reused address still matches (it may have changed).
+    SnapshotBuilder a = process_builder(5), b = process_builder(6);
+    for (SnapshotBuilder* x : {&a, &b}) at(*x, 0x1000, "list", 56);
+    at(a, 0x2000, "str", 50);
+    at(b, 0x2100, "str", 50);
+    a.edge(0, 1, format::EdgeKind::Index, 0);
+    b.edge(0, 1, format::EdgeKind::Index, 0);
+    const Snapshot sa = a.build(), sb = b.build();
+    EXPECT_EQ(diff_snapshots(sa, sb).totals.matched, 1u);
+}
+
 TEST(SnapshotDiff, SameTypeNameDifferentTypeIdsMatch) {
     // A type named "app.Node" may be a different type object (reloaded
     // module) with a different id: the name decides.

@@ -1,12 +1,14 @@
 """The real-program tier: programs on real libraries (programs/), each run
-twice under this interpreter with the built probe — with its planted leak and
-without — taking a baseline, an `after` and a `third` snapshot. Checked
-through `refscope-cli --json` (docs/cli.md):
+under this interpreter with the built probe — once per planted leak (two
+per program, each by a different mechanism: LEAKS below) and once without —
+taking a baseline, an `after` and a `third` snapshot. Checked through
+`refscope-cli --json` (docs/cli.md):
 
 - every snapshot has 0 objects with negative surplus (exact accounting:
   docs/probe.md, "One owned edge per real reference");
-- with the leak, `suspects --baseline --third` ranks the planted leak's type
-  first, names the container it accumulates in, and `path` reaches it there;
+- with each leak, `suspects --baseline --third` ranks the planted leak's
+  type first, names the container it accumulates in, and `path` reaches it
+  there;
 - the leaking run traces allocations after its baseline (tracemalloc, 8
   frames): the leak's row and its path say which line of the program made
   the leaked objects;
@@ -46,6 +48,15 @@ KNOWN_C_HOLDERS = {
 }
 
 
+# The planted leaks of each program (its LEAKS, programs/*.py), one run each.
+LEAKS = {
+    "sympy_calc.py": ["history", "method_cache"],
+    "django_shop.py": ["recent_orders", "strong_receiver"],
+    "asyncio_service.py": ["done_callback", "idle_timer"],
+    "pandas_report.py": ["memoised", "kept_errors"],
+}
+
+
 def libraries_missing(program):
     """The import error if this interpreter lacks the program's libraries."""
     needs = {"sympy_calc.py": "sympy", "django_shop.py": "django", "pandas_report.py": "pandas",
@@ -55,11 +66,12 @@ def libraries_missing(program):
 
 
 def run_program(program, leak):
+    """`leak`: the planted leak's name, or None for the clean run."""
     workdir = tempfile.mkdtemp(prefix="refscope-real-")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([PROGRAMS, os.environ.get("REFSCOPE_PYTHONPATH", "")])
-    # The leaking run traces allocations after its baseline.
-    args = [sys.executable, os.path.join(PROGRAMS, program), workdir] + (["--leak", "--trace"] if leak else [])
+    # A leaking run traces allocations after its baseline.
+    args = [sys.executable, os.path.join(PROGRAMS, program), workdir] + (["--leak", leak, "--trace"] if leak else [])
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise AssertionError(f"{program} failed ({done.returncode}):\n{done.stderr[-3000:]}")
@@ -82,11 +94,17 @@ class RealProgram:
         missing = libraries_missing(cls.program)
         if missing:
             raise unittest.SkipTest(f"{cls.program}: {missing}")
-        cls.leaking = run_program(cls.program, leak=True)
-        cls.clean = run_program(cls.program, leak=False)
+        cls.leaking = [run_program(cls.program, leak) for leak in LEAKS[cls.program]]
+        cls.clean = run_program(cls.program, None)
+
+    def each_leak(self):
+        """Each leaking run, as a subtest named after its leak."""
+        for run in self.leaking:
+            with self.subTest(leak=run["leak"]["name"]):
+                yield run
 
     def test_no_object_has_negative_surplus(self):
-        for run in (self.leaking, self.clean):
+        for run in self.leaking + [self.clean]:
             for snapshot in run["snapshots"]:
                 roots = cli_json("roots", snapshot)
                 if roots["negative_surplus_objects"]:
@@ -95,8 +113,12 @@ class RealProgram:
                               + "; ".join(f"{o['description']} ({o['surplus']})" for o in worst))
 
     def test_the_planted_leak_ranks_first(self):
-        baseline, after, third = self.leaking["snapshots"]
-        leak = self.leaking["leak"]
+        for run in self.each_leak():
+            self.check_ranked_first(run)
+
+    def check_ranked_first(self, run):
+        baseline, after, third = run["snapshots"]
+        leak = run["leak"]
         report = cli_json("suspects", after, "--baseline", baseline, "--third", third, "--top", "5")
         rows = report["rows"]
         ranked = [row["type"] for row in rows]
@@ -109,15 +131,20 @@ class RealProgram:
         self.assertGreaterEqual(first["lead_holder"]["objects"], 0.99 * first["lead_objects"], first["reason"])
 
     def test_path_reaches_the_holder(self):
-        leak = self.leaking["leak"]
-        bare = leak["type"].rsplit(".", 1)[-1]  # users type bare class names
-        path = cli_json("path", self.leaking["snapshots"][2], "--type", bare)
-        self.assertTrue(path["found"], path)
-        self.assertEqual(path["hops"][-1]["node"]["type"], leak["type"])
-        self.assertIn(leak["holder"], json.dumps(path["hops"]))
+        for run in self.each_leak():
+            leak = run["leak"]
+            bare = leak["type"].rsplit(".", 1)[-1]  # users type bare class names
+            path = cli_json("path", run["snapshots"][2], "--type", bare)
+            self.assertTrue(path["found"], path)
+            self.assertEqual(path["hops"][-1]["node"]["type"], leak["type"])
+            self.assertIn(leak["holder"], json.dumps(path["hops"]))
 
     def test_the_leak_says_where_it_was_allocated(self):
-        baseline, after, third = self.leaking["snapshots"]
+        for run in self.each_leak():
+            self.check_allocation_site(run)
+
+    def check_allocation_site(self, run):
+        baseline, after, third = run["snapshots"]
         first = cli_json("suspects", after, "--baseline", baseline, "--third", third, "--top", "1")["rows"][0]
         # Nearly every leaked object comes from one line of the program
         # itself (not of Django, SymPy or pandas), and the reason says so.
@@ -127,7 +154,7 @@ class RealProgram:
         self.assertIn("allocated: " + first["allocation_text"], first["reason"])
         # The path to a leaked object made after tracing started (the
         # warm-up's, from before the baseline, were not traced) ends there.
-        objects = cli_json("query", third, "type:" + self.leaking["leak"]["type"], "--top", "0")["top"]
+        objects = cli_json("query", third, "type:" + run["leak"]["type"], "--top", "0")["top"]
         traced = [o for o in objects if o["allocated"]]
         self.assertTrue(traced, "no leaked object was traced")
         path = cli_json("path", third, "--to", traced[0]["address"])

@@ -191,6 +191,7 @@ void classify_types(const SuspectInputs& in, SuspectEvidence& ev, NoiseRules& ru
     for (const NodeCount& c : in.roots->unexplained_nodes())
         if (!in.paths->reachable(c.node) && infer_holder(*in.index, *in.roots, c.node))
             rules.likely_held[c.node] = 1;
+    ev.type_tier = type_tiers(index, ev);
 }
 
 // An object no root reaches whose every owner is itself static state no

@@ -20,6 +20,7 @@
 // their type.
 #include <algorithm>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "leak_suspects_stages.h"
@@ -69,7 +70,79 @@ std::vector<uint8_t> bounded_cache_wrappers(const GraphIndex& index, RoleOf role
     return bounded;
 }
 
+// The tier of a module file, from the first 48 characters the probe keeps of
+// `__file__` ("…" appended when cut): "/usr/lib/python3.13/asyncio/events.py"
+// is the standard library's, "/usr/lib/python3/dist-packages/django/…" and
+// "/root/.pyenv/versions/3.11.7/lib/python3.11/site…" (cut inside
+// site-packages) a library's, anything else the program's.
+uint8_t file_tier(std::string_view file) {
+    if (file.empty() || file.front() == '<') return kInterpreterTier;  // frozen, built in
+    constexpr std::string_view kCut = "\u2026";
+    if (file.ends_with(kCut)) file.remove_suffix(kCut.size());
+    if (file.find("-packages/") != std::string_view::npos) return kLibraryTier;
+    const size_t lib = file.find("/lib/python3");
+    if (lib == std::string_view::npos) return kProgramTier;
+    // What follows "/lib/python3[.N]/": a package folder, the standard
+    // library's own folders, or nothing left to tell (a library's, to be safe).
+    std::string_view rest = file.substr(lib + std::string_view("/lib/python3").size());
+    while (!rest.empty() && (rest.front() == '.' || (rest.front() >= '0' && rest.front() <= '9'))) rest.remove_prefix(1);
+    if (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
+    for (const std::string_view packages : {"site-packages", "dist-packages"})
+        if (packages.starts_with(rest.substr(0, packages.size()))) return kLibraryTier;
+    return kInterpreterTier;
+}
+
+// Module name → tier, from each module object's `__file__` (module →
+// __dict__ → the value under the key "__file__"). A module without one is
+// built in or frozen: the interpreter's.
+std::unordered_map<std::string_view, uint8_t> module_tiers(const GraphIndex& index, const SuspectEvidence& ev) {
+    const Snapshot& s = ev.s;
+    const uint32_t n_nodes = index.node_count();
+    std::vector<uint8_t> is_module(ev.type_count + 1, 0);
+    for (uint32_t t = 0; t < ev.type_count; ++t) is_module[t] = ev.name_of(t) == "module";
+    const auto field = [&](uint32_t node, std::string_view name) {
+        for (const uint32_t e : index.out_edges(node))
+            if (s.edge_kind[e] == static_cast<uint8_t>(format::EdgeKind::Field) && s.strings.view(s.edge_label[e]) == name)
+                return index.target(e);
+        return kNoNode;
+    };
+    std::unordered_map<std::string_view, uint8_t> tiers;
+    for (uint32_t m = 0; m < n_nodes; ++m) {
+        if (!is_module[std::min(s.node_type[m], ev.type_count)] || s.node_preview[m] == 0) continue;
+        uint8_t tier = kInterpreterTier;
+        const uint32_t dict = field(m, "__dict__");
+        if (dict >= n_nodes) {
+            tiers.emplace(s.strings.view(s.node_preview[m]), tier);
+            continue;
+        }
+        for (const uint32_t e : index.out_edges(dict)) {
+            const uint32_t key = s.edge_label[e];
+            if (s.edge_kind[e] != static_cast<uint8_t>(format::EdgeKind::DictValue) || key >= n_nodes ||
+                s.strings.view(s.node_preview[key]) != "__file__" || index.target(e) >= n_nodes)
+                continue;
+            tier = file_tier(s.strings.view(s.node_preview[index.target(e)]));
+            break;
+        }
+        tiers.emplace(s.strings.view(s.node_preview[m]), tier);
+    }
+    return tiers;
+}
+
 }  // namespace
+
+std::vector<uint8_t> type_tiers(const GraphIndex& index, const SuspectEvidence& ev) {
+    const std::unordered_map<std::string_view, uint8_t> modules = module_tiers(index, ev);
+    std::vector<uint8_t> tier(ev.type_count + 1, kInterpreterTier);
+    for (uint32_t t = 0; t < ev.type_count; ++t) {
+        if (ev.interpreter_type[t]) continue;
+        // A type named after no module the snapshot holds (made at run time
+        // with another __module__, or a snapshot without module objects):
+        // nothing says it is not the program's.
+        const auto found = modules.find(ev.s.strings.view(ev.s.types[t].module));
+        tier[t] = found == modules.end() ? uint8_t{kProgramTier} : found->second;
+    }
+    return tier;
+}
 
 std::vector<uint32_t> dominator_order(const DominatorTree& dom) {
     std::vector<uint32_t> order;
@@ -90,21 +163,18 @@ void find_growth_leads(const SuspectInputs& in, const SuspectOptions& options, c
     const auto fresh = [&](uint32_t n) {
         return n < n_nodes && (in.diff ? in.diff->is_new[n] != 0 : in.survivors->is_survivor[n] != 0);
     };
-    const auto program_type = [&](uint32_t n) {
-        const uint32_t t = s.node_type[n];
-        return !ev.interpreter_type[t < ev.type_count ? t : ev.type_count];
-    };
+    const auto tier_of = [&](uint32_t n) { return ev.type_tier[std::min<uint32_t>(s.node_type[n], ev.type_count)]; };
     const std::vector<uint8_t> roles = cache_type_roles(ev);
     const auto role_of = [&](uint32_t n) { return roles[std::min<uint32_t>(s.node_type[n], ev.type_count)]; };
     const auto is_link = [&](uint32_t n) { return role_of(n) == kLinkType; };
     const std::vector<uint8_t> bounded_wrapper = bounded_cache_wrappers(*in.index, role_of);
 
     // Parents before children: each new object learns its subtree's head
-    // (the topmost new object), the holder, the program-type lead above it
-    // (or itself), and whether a bounded cache's link is on the way.
+    // (the topmost new object) and whether a bounded cache's link is on the
+    // way; each head, the best tier of a type in its subtree.
     std::vector<uint32_t> head(n_nodes, kNoNode);
-    std::vector<uint32_t> lead_at(n_nodes, kNoNode);  // the program-type lead at or above
     std::vector<uint8_t> bounded(n_nodes, 0);
+    std::vector<uint8_t> best_tier(n_nodes, kInterpreterTier);  // per head
     ev.lead_holder.assign(n_nodes, kNoNode);
     ev.lead_of.assign(n_nodes, kNoNode);
     for (const uint32_t v : order) {
@@ -112,14 +182,23 @@ void find_growth_leads(const SuspectInputs& in, const SuspectOptions& options, c
         const uint32_t p = dom.idom(v);
         if (fresh(p)) {
             head[v] = head[p];
-            lead_at[v] = lead_at[p];
             bounded[v] = bounded[p];
         } else {
             head[v] = v;
             bounded[v] = p < n_nodes && (is_link(p) || bounded_wrapper[p]);
         }
         bounded[v] |= is_link(v) ? 1 : 0;
-        if (lead_at[v] == kNoNode && program_type(v)) lead_at[v] = v;
+        best_tier[head[v]] = std::max(best_tier[head[v]], tier_of(v));
+    }
+    // The lead at or above each new object: the topmost one of its
+    // subtree's best tier (none when that is the interpreter's).
+    std::vector<uint32_t> lead_at(n_nodes, kNoNode);
+    for (const uint32_t v : order) {
+        if (!fresh(v)) continue;
+        const uint32_t p = dom.idom(v);
+        if (fresh(p)) lead_at[v] = lead_at[p];
+        const uint8_t best = best_tier[head[v]];
+        if (lead_at[v] == kNoNode && best > kInterpreterTier && tier_of(v) == best) lead_at[v] = v;
     }
     // A subtree with no program-type lead is led by its head. Leads are
     // counted per type group; a group with fewer than min_growth_objects
@@ -142,11 +221,21 @@ void find_growth_leads(const SuspectInputs& in, const SuspectOptions& options, c
         ev.lead_of[v] = lead;
         if (lead == v) ++leads_per_group[ev.group_of_node(v)];
     }
+    // Per holder, the best tier among the leads it holds: a lead of a lower
+    // tier under the same holder is what the better leads' entries hold.
+    std::unordered_map<uint32_t, uint8_t> holder_tier;
+    for (uint32_t v = 0; v < n_nodes; ++v) {
+        if (head[v] == kNoNode || bounded[v] || ev.lead_of[v] != v) continue;
+        uint8_t& best = holder_tier[dom.idom(head[v])];
+        best = std::max(best, tier_of(v));
+    }
     for (uint32_t v = 0; v < n_nodes; ++v) {
         if (head[v] == kNoNode) continue;
-        // A bounded cache warming up, or a part of another object's growth:
-        // its growth and survival are not evidence of their own.
-        if (bounded[v] || (ev.lead_of[v] != v && ev.lead_of[v] != kNoNode)) {
+        const bool outranked = ev.lead_of[v] == v && tier_of(v) < holder_tier[dom.idom(head[v])];
+        // A bounded cache warming up, a part of another object's growth, or
+        // held beside better leads: its growth and survival are not evidence
+        // of their own.
+        if (bounded[v] || outranked || (ev.lead_of[v] != v && ev.lead_of[v] != kNoNode)) {
             ev.noise[v] |= static_cast<uint8_t>(kinds[v] & (kSuspectGrowth | kSuspectSurvivor));
             continue;
         }

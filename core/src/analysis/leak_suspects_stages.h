@@ -27,6 +27,8 @@ struct SuspectEvidence {
     uint32_t group_count = 0;
     // Per type id (and type_count): defined by a stdlib/builtin module.
     std::vector<uint8_t> interpreter_type;
+    // Per type id (and type_count): whose code the type is (TypeTier).
+    std::vector<uint8_t> type_tier;
     // The kind bits whose evidence is the interpreter's own, per node.
     std::vector<uint8_t> noise;
     // Per unreachable node kept alive by a holder: that nearest holder.
@@ -58,6 +60,15 @@ struct SuspectEvidence {
 // the inputs.
 SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOptions& options,
                                         std::vector<uint8_t>& kinds);
+
+// How much a type says about whose code leaks: the program's own type (its
+// module's file lies outside the standard library and site-/dist-packages)
+// ranks above a library's, which ranks above the interpreter's and the
+// standard library's.
+enum TypeTier : uint8_t { kInterpreterTier = 0, kLibraryTier = 1, kProgramTier = 2 };
+// Per type id (and one for bad ids), from interpreter_type and each module
+// object's __file__ (leak_suspects_leads.cpp).
+std::vector<uint8_t> type_tiers(const GraphIndex& index, const SuspectEvidence& ev);
 
 // The dominator tree in breadth-first order from kSuperRoot: parents first.
 std::vector<uint32_t> dominator_order(const DominatorTree& dom);

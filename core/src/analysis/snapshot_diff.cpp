@@ -184,6 +184,50 @@ private:
     std::vector<Slot> slots_;
 };
 
+// Tuples cannot change: a tuple at an address a tuple of the older snapshot
+// had, holding other objects, is another tuple (CPython's free lists hand the
+// same addresses out again and again: an lru_cache's keys, *args).
+class TupleContents {
+public:
+    TupleContents(const Snapshot& older, const Snapshot& newer, const SharedTypeNames& names)
+        : older_(older), newer_(newer), older_first_(first_edges(older)), newer_first_(first_edges(newer)) {
+        for (uint32_t id = 0; id < names.size(); ++id)
+            if (names.name(id) == "tuple") tuple_ = id;
+    }
+
+    // Node `o` of the older snapshot and node `n` of the newer one, of the
+    // shared type-name id `type`, hold different objects.
+    bool differ(uint32_t o, uint32_t n, uint32_t type) const {
+        if (type != tuple_) return false;
+        const uint32_t ob = older_first_[o], oe = older_first_[o + 1];
+        const uint32_t nb = newer_first_[n], ne = newer_first_[n + 1];
+        if (oe - ob != ne - nb) return true;
+        for (uint32_t i = 0; i < oe - ob; ++i) {
+            const uint32_t ot = older_.edge_target[ob + i], nt = newer_.edge_target[nb + i];
+            if (ot >= older_.node_count() || nt >= newer_.node_count() ||
+                older_.node_address[ot] != newer_.node_address[nt])
+                return true;
+        }
+        return false;
+    }
+
+private:
+    // Edges are grouped by source: node i's are [first[i], first[i + 1]).
+    static std::vector<uint32_t> first_edges(const Snapshot& s) {
+        std::vector<uint32_t> first(s.node_count() + 1, 0);
+        for (const uint32_t source : s.edge_source)
+            if (source < s.node_count()) ++first[source + 1];
+        for (size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
+        return first;
+    }
+
+    const Snapshot& older_;
+    const Snapshot& newer_;
+    std::vector<uint32_t> older_first_;
+    std::vector<uint32_t> newer_first_;
+    uint32_t tuple_ = kNoNode;
+};
+
 std::string join_argv(const std::vector<std::string>& argv) {
     std::string out;
     for (const std::string& arg : argv) {
@@ -264,10 +308,12 @@ SnapshotDiff diff_snapshots(const Snapshot& a, const Snapshot& b, const DiffOpti
     diff.is_new.assign(nb, 0);
     {
         AddressTable table(a, names, 0);
+        const TupleContents tuples(a, b, names);
         for (uint32_t n = 0; n < nb; ++n) {
             if (n + kPrefetchAhead < nb) table.prefetch(b.node_address[n + kPrefetchAhead]);
             const uint32_t type = names.of(1, b, n);
-            const uint32_t m = table.claim(b.node_address[n], type);
+            uint32_t m = table.claim(b.node_address[n], type);
+            if (m != kNoNode && tuples.differ(m, n, type)) m = kNoNode;  // the old one was freed
             const bool is_new = m == kNoNode;
             for (TypeDelta* t : {&per_type[type], &module_delta(1, b, n)}) {
                 ++t->objects_b;
@@ -320,10 +366,12 @@ SurvivorReport find_survivors(const Snapshot& first, const Snapshot& second, con
     std::vector<uint8_t> new_in_second(n2, 0);
     {
         AddressTable table(first, names, 0);
+        const TupleContents tuples(first, second, names);
         for (uint32_t n = 0; n < n2; ++n) {
             if (n + kPrefetchAhead < n2) table.prefetch(second.node_address[n + kPrefetchAhead]);
-            const uint32_t m = table.claim(second.node_address[n], names.of(1, second, n));
-            if (m == kNoNode) {
+            const uint32_t type = names.of(1, second, n);
+            const uint32_t m = table.claim(second.node_address[n], type);
+            if (m == kNoNode || tuples.differ(m, n, type)) {
                 new_in_second[n] = 1;
                 ++report.allocated_between;
             }
@@ -334,11 +382,12 @@ SurvivorReport find_survivors(const Snapshot& first, const Snapshot& second, con
     report.is_survivor.assign(n3, 0);
     {
         AddressTable table(second, names, 1);
+        const TupleContents tuples(second, third, names);
         for (uint32_t n = 0; n < n3; ++n) {
             if (n + kPrefetchAhead < n3) table.prefetch(third.node_address[n + kPrefetchAhead]);
             const uint32_t type = names.of(2, third, n);
             const uint32_t m = table.claim(third.node_address[n], type);
-            if (m == kNoNode || !new_in_second[m]) continue;
+            if (m == kNoNode || !new_in_second[m] || tuples.differ(m, n, type)) continue;
             report.is_survivor[n] = 1;
             report.survivors.push_back(n);
             report.survivor_bytes += third.node_size[n];

@@ -1,14 +1,20 @@
 """asyncio: a service handling bursts of a few thousand concurrent requests
-as tasks, with queues, locks and timeouts. The planted leak: each session
-registers its close() as a done-callback on the service's shutdown future,
-which never completes, so every Session stays reachable from the future's
-callback list (a C-level list inside _asyncio.Future)."""
+as tasks, with queues, locks and timeouts. The planted leaks, one per run:
+- done_callback: each session registers its close() as a done-callback on
+  the service's shutdown future, which never completes, so every Session
+  stays reachable from the future's callback list (a C-level list inside
+  _asyncio.Future);
+- idle_timer: each session schedules its close() an hour later with
+  loop.call_later, so every Session stays in a TimerHandle in the loop's
+  _scheduled heap."""
 import asyncio
 import functools
 
 from real_common import Run
 
-run = Run()
+LEAKS = {"done_callback": {"type": "__main__.Session", "holder": "shutdown"},
+         "idle_timer": {"type": "__main__.Session", "holder": "_scheduled"}}
+run = Run(LEAKS)
 counter = [0]
 
 
@@ -31,8 +37,10 @@ class Service:
 
     async def handle(self, number):
         session = Session(number)
-        if run.leak:
+        if run.leak == "done_callback":
             self.shutdown.add_done_callback(functools.partial(session.close))
+        elif run.leak == "idle_timer":
+            asyncio.get_running_loop().call_later(3600, session.close)
         async with self.lock:
             self.handled += 1
         await self.queue.put(number)
@@ -58,4 +66,4 @@ async def main():
 
 
 asyncio.run(main())
-run.finish(type="__main__.Session", holder="shutdown")
+run.finish()

@@ -4,16 +4,23 @@ the ORM and an in-memory SQLite database. (Not django.test.Client: Django
 3.2's test client reconnects a signal receiver on every request, and each
 connect adds a weakref.finalize that nothing removes: 3 registry entries per
 request, a real leak of its own that refscope shows, but not this test's.)
-The planted leak: the view keeps every Order in a module-level dict
-(shop.views.RECENT_ORDERS). Django's own caches (URL resolver, query
-compilation, translation) warm up alongside it."""
+The planted leaks, one per run (shop/views.py):
+- recent_orders: the view keeps every Order in a module-level dict
+  (shop.views.RECENT_ORDERS);
+- strong_receiver: the view connects an OrderNotifier's method to a signal
+  with weak=False and never disconnects it, so the signal's receivers list
+  keeps every notifier (and its Order).
+Django's own caches (URL resolver, query compilation, translation) warm up
+alongside them."""
 import django
 from django.conf import settings
 from django.urls import path
 
 from real_common import Run
 
-run = Run()
+LEAKS = {"recent_orders": {"type": "shop.models.Order", "holder": "RECENT_ORDERS"},
+         "strong_receiver": {"type": "shop.views.OrderNotifier", "holder": "receivers"}}
+run = Run(LEAKS)
 settings.configure(
     DEBUG=False, SECRET_KEY="refscope-test", ALLOWED_HOSTS=["*"], ROOT_URLCONF=__name__,
     INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "shop"],
@@ -59,4 +66,4 @@ def work():
 
 
 run.rounds(work)
-run.finish(type="shop.models.Order", holder="RECENT_ORDERS")
+run.finish()

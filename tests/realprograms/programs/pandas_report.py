@@ -1,7 +1,11 @@
 """pandas/NumPy: build frames, group, join and summarise them, as a
-reporting job does. The planted leak: the report function is memoised with
-an unbounded functools.lru_cache keyed by the request id, so every Report
-(and the frame it holds) stays in the cache."""
+reporting job does. The planted leaks, one per run:
+- memoised: the report function is memoised with an unbounded
+  functools.lru_cache keyed by the request id, so every Report (and the
+  frame it holds) stays in the cache;
+- kept_errors: each report's validation fails, and the job keeps the
+  exceptions "for the summary e-mail": each ReportError's traceback holds
+  the frame of build(), whose locals hold its DataFrames."""
 import functools
 
 import numpy
@@ -9,9 +13,16 @@ import pandas
 
 from real_common import Run
 
-run = Run()
+LEAKS = {"memoised": {"type": "__main__.Report", "holder": "memoised_build"},
+         "kept_errors": {"type": "__main__.ReportError", "holder": "FAILURES"}}
+run = Run(LEAKS)
+FAILURES = []
 counter = [0]
 rng = numpy.random.default_rng(7)
+
+
+class ReportError(Exception):
+    pass
 
 
 class Report:
@@ -25,7 +36,10 @@ def build(request_id):
                               "amount": rng.random(200), "units": rng.integers(1, 9, 200)})
     summary = frame.groupby("region").agg({"amount": "sum", "units": "mean"}).reset_index()
     regions = pandas.DataFrame({"region": ["n", "s", "e", "w"], "name": ["N", "S", "E", "W"]})
-    return Report(summary.merge(regions, on="region"))
+    merged = summary.merge(regions, on="region")
+    if run.leak == "kept_errors" and len(merged) < 5:
+        raise ReportError(f"request {request_id}: only {len(merged)} regions")
+    return Report(merged)
 
 
 memoised_build = functools.lru_cache(maxsize=None)(build)
@@ -34,9 +48,13 @@ memoised_build = functools.lru_cache(maxsize=None)(build)
 def work():
     for _ in range(20):
         counter[0] += 1
-        report = memoised_build(counter[0]) if run.leak else build(counter[0])
+        try:
+            report = memoised_build(counter[0]) if run.leak == "memoised" else build(counter[0])
+        except ReportError as error:
+            FAILURES.append(error)
+            continue
         assert report.total > 0
 
 
 run.rounds(work)
-run.finish(type="__main__.Report", holder="memoised_build")
+run.finish()

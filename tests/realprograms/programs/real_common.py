@@ -1,17 +1,19 @@
 """Shared by the real programs: argument parsing, the snapshots, and the one
 JSON line each program prints for the test.
 
-A program is run as `python3 PROGRAM OUTDIR [--leak] [--trace]`. It warms
-up, takes the baseline snapshot, does more of the same work, takes the
+A program is run as `python3 PROGRAM OUTDIR [--leak NAME] [--trace]`. It
+plants several leaks, each by a different mechanism, one per run: LEAKS
+names them, with the type that leaks and the holder it accumulates in. It
+warms up, takes the baseline snapshot, does more of the same work, takes the
 `after` snapshot, does more again and takes the `third`. With --trace,
 tracemalloc starts right after the baseline, so that the later snapshots
 record where the new objects were allocated (tracing the imports and the
 warm-up too would make the run many times slower). A program says how many
 frames it needs to reach its own code: tracemalloc's cost grows with them
-(SymPy's solver runs 5x slower with one frame, 40x with eight). With --leak its planted leak grows with
-the work; without it the program holds nothing beyond what its libraries
-cache. The last line on stdout is
-{"snapshots": [baseline, after, third], "leak": {"type": ..., "holder": ...}}
+(SymPy's solver runs 5x slower with one frame, 40x with eight). With
+--leak NAME that planted leak grows with the work; without it the program
+holds nothing beyond what its libraries cache. The last line on stdout is
+{"snapshots": [baseline, after, third], "leak": {"name": ..., "type": ..., "holder": ...}}
 """
 import json
 import os
@@ -21,13 +23,21 @@ import refscope
 
 
 class Run:
-    def __init__(self, trace_frames=8):
+    def __init__(self, leaks, trace_frames=8):
+        """`leaks`: {name: {"type": leaking type, "holder": where it accumulates}}."""
+        self.leaks = leaks
         self.trace_frames = trace_frames
-        if len(sys.argv) < 2:
-            sys.exit(f"usage: {sys.argv[0]} OUTDIR [--leak]")
-        self.outdir = sys.argv[1]
-        self.leak = "--leak" in sys.argv[2:]
-        self.trace = "--trace" in sys.argv[2:]
+        args = sys.argv[1:]
+        if not args or args[0].startswith("-"):
+            sys.exit(f"usage: {sys.argv[0]} OUTDIR [--leak {'|'.join(leaks)}] [--trace]")
+        self.outdir = args[0]
+        self.trace = "--trace" in args
+        self.leak = None  # the planted leak's name, None for a clean run
+        if "--leak" in args:
+            at = args.index("--leak") + 1
+            if at >= len(args) or args[at] not in leaks:
+                sys.exit(f"--leak wants one of: {', '.join(leaks)}")
+            self.leak = args[at]
         self.snapshots = []
 
     def snapshot(self):
@@ -39,8 +49,9 @@ class Run:
             import tracemalloc
             tracemalloc.start(self.trace_frames)
 
-    def finish(self, **leak):
-        print(json.dumps({"snapshots": self.snapshots, "leak": leak if self.leak else None}))
+    def finish(self):
+        leak = dict(self.leaks[self.leak], name=self.leak) if self.leak else None
+        print(json.dumps({"snapshots": self.snapshots, "leak": leak}))
         sys.stdout.flush()
 
     def rounds(self, work, warmup=2, between=3):

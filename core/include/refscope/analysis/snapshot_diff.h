@@ -9,7 +9,11 @@
 // object of another type is therefore a freed object in A plus a new object in
 // B. An address freed and reused by an object of the SAME type between the two
 // snapshots cannot be told apart from an object that lived all along: a heap
-// snapshot holds no allocation serial number. Such objects count as surviving.
+// snapshot holds no allocation serial number. Such objects count as surviving
+// — except tuples, which cannot change: a tuple holding other objects (by
+// address) than the old one at its address is new, and the old one freed.
+// CPython's free lists hand tuple addresses out again and again (an
+// lru_cache's keys, *args), so this matters where leaks accumulate.
 //
 // Everything is flat: one open-addressing table over A's nodes (16-byte slots
 // holding address, shared type-name id and node id), one byte per node of A
