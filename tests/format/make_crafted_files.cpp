@@ -8,6 +8,7 @@
 // alone. tests/cli/cli_crafted_files_tests.inc runs every verb on them with
 // a time and memory limit; docs/format.md, "Validation and limits", gives
 // the bound they check.
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -25,16 +26,6 @@ using namespace refscope;
 using namespace refscope::testing;
 using format::SectionId;
 
-bool save(const std::string& dir, const char* name, const std::vector<uint8_t>& bytes) {
-    const std::string path = dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fclose(f) != 0) {
-        std::fprintf(stderr, "cannot write %s\n", path.c_str());
-        return false;
-    }
-    std::printf("%-28s %8zu bytes\n", name, bytes.size());
-    return true;
-}
 
 // `head` followed by `zeros` zero bytes, as one zstd frame, fed in 64 MiB
 // pieces so that gigabytes never sit in memory.
@@ -108,13 +99,13 @@ int main(int argc, char** argv) {
     const std::string dir = argv[1];
     // The first bomb: a Header of 3 GiB of zeros in ~100 KB.
     const uint64_t header_zeros = uint64_t{3} << 30;
-    bool ok = save(dir, "header-3gib-of-zeros.rscope",
+    bool ok = save_test_file(dir, "header-3gib-of-zeros.rscope",
                    with_section(SectionId::Header, packed_zeros({}, header_zeros), header_zeros, true));
     // Its count bombs: 100M and 400M all-zero nodes, all at address 0.
-    ok &= save(dir, "nodes-100m-at-zero.rscope", zero_nodes(100'000'000, true));
-    ok &= save(dir, "nodes-400m-at-zero.rscope", zero_nodes(400'000'000, true));
+    ok &= save_test_file(dir, "nodes-100m-at-zero.rscope", zero_nodes(100'000'000, true));
+    ok &= save_test_file(dir, "nodes-400m-at-zero.rscope", zero_nodes(400'000'000, true));
     // Within the compression bound, stored plain: refused by the address check.
-    ok &= save(dir, "nodes-10k-at-zero-plain.rscope", zero_nodes(10'000, false));
-    ok &= save(dir, "dense-1m-objects.rscope", dense_nodes(1'000'000));
+    ok &= save_test_file(dir, "nodes-10k-at-zero-plain.rscope", zero_nodes(10'000, false));
+    ok &= save_test_file(dir, "dense-1m-objects.rscope", dense_nodes(1'000'000));
     return ok ? 0 : 1;
 }

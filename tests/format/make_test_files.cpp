@@ -9,24 +9,8 @@
 #include "refscope/format/snapshot_io.h"
 #include "test_support.h"
 
-namespace {
-
 using namespace refscope;
 using namespace refscope::testing;
-
-bool save(const std::string& dir, const char* name, const std::vector<uint8_t>& bytes) {
-    const std::string path = dir + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() ||
-        std::fclose(f) != 0) {
-        std::fprintf(stderr, "cannot write %s\n", path.c_str());
-        return false;
-    }
-    std::printf("%-22s %6zu bytes\n", name, bytes.size());
-    return true;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
     if (argc != 2) {
@@ -35,7 +19,7 @@ int main(int argc, char** argv) {
     }
     const std::string dir = argv[1];
     const std::vector<uint8_t> good = format::encode_snapshot(make_small_snapshot());
-    bool ok = save(dir, "good-v1.rscope", good);
+    bool ok = save_test_file(dir, "good-v1.rscope", good);
 
     // Cut inside the Edges payload.
     RawFile f = split_sections(good);
@@ -46,33 +30,33 @@ int main(int argc, char** argv) {
     }
     const size_t cut = edges_at + format::kSectionFrameBytes +
                        find_section(f, format::SectionId::Edges).payload.size() / 2;
-    ok &= save(dir, "truncated.rscope",
+    ok &= save_test_file(dir, "truncated.rscope",
                std::vector<uint8_t>(good.begin(), good.begin() + static_cast<ptrdiff_t>(cut)));
 
     std::vector<uint8_t> bad_magic = good;
     bad_magic[5] = 'X';  // "RSCOPX"
-    ok &= save(dir, "bad-magic.rscope", bad_magic);
+    ok &= save_test_file(dir, "bad-magic.rscope", bad_magic);
 
     f = split_sections(good);
     find_section(f, format::SectionId::Nodes).payload[3] ^= 0x20;  // CRC left as it was
-    ok &= save(dir, "bad-checksum.rscope", join_sections(f));
+    ok &= save_test_file(dir, "bad-checksum.rscope", join_sections(f));
 
     f = split_sections(good);
     f.major = 2;
-    ok &= save(dir, "newer-version.rscope", join_sections(f));
+    ok &= save_test_file(dir, "newer-version.rscope", join_sections(f));
 
     f = split_sections(good);
     find_section(f, format::SectionId::Nodes).frame.stored_bytes = uint64_t{1} << 60;
-    ok &= save(dir, "absurd-size.rscope", join_sections(f));
+    ok &= save_test_file(dir, "absurd-size.rscope", join_sections(f));
 
     f = split_sections(format::encode_snapshot(make_small_snapshot(), {false, 0}));
     std::vector<uint8_t> count;
     format::append_varint(count, uint64_t{1} << 40);  // node count 2^40, then nothing
     set_payload(find_section(f, format::SectionId::Nodes), count);
-    ok &= save(dir, "absurd-count.rscope", join_sections(f));
+    ok &= save_test_file(dir, "absurd-count.rscope", join_sections(f));
 
     Snapshot s = make_small_snapshot();
     s.edge_target[5] = 999;  // 43 nodes
-    ok &= save(dir, "corrupt-ids.rscope", forge_snapshot(s));
+    ok &= save_test_file(dir, "corrupt-ids.rscope", forge_snapshot(s));
     return ok ? 0 : 1;
 }

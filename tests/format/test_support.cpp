@@ -1,5 +1,6 @@
 #include "test_support.h"
 
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -363,6 +364,17 @@ void mutate_bytes(std::vector<uint8_t>& b, std::mt19937_64& rng, bool may_cut) {
                 break;
         }
     }
+}
+
+bool save_test_file(const std::string& dir, const char* name, const std::vector<uint8_t>& bytes) {
+    const std::string path = dir + "/" + name;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fclose(f) != 0) {
+        std::fprintf(stderr, "cannot write %s\n", path.c_str());
+        return false;
+    }
+    std::printf("%-32s %8zu bytes\n", name, bytes.size());
+    return true;
 }
 
 }  // namespace refscope::testing

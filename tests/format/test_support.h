@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "refscope/format/constants.h"
@@ -60,5 +61,10 @@ RawSection& find_section(RawFile& file, format::SectionId id);
 // same seed gives the same edits. Shared by the reader's and the live
 // protocol's mutation tests.
 void mutate_bytes(std::vector<uint8_t>& bytes, std::mt19937_64& rng, bool may_cut = false);
+
+// Writes `bytes` to dir/name and prints the name and size (the test-file
+// generators make_test_files and make_crafted_files); false, with a message
+// on stderr, when it cannot.
+bool save_test_file(const std::string& dir, const char* name, const std::vector<uint8_t>& bytes);
 
 }  // namespace refscope::testing

@@ -97,11 +97,11 @@ class RealProgram:
         cls.leaking = [run_program(cls.program, leak) for leak in LEAKS[cls.program]]
         cls.clean = run_program(cls.program, None)
 
-    def each_leak(self):
-        """Each leaking run, as a subtest named after its leak."""
+    def for_each_leak(self, check):
+        """`check(run)` for each leaking run, as a subtest named after its leak."""
         for run in self.leaking:
             with self.subTest(leak=run["leak"]["name"]):
-                yield run
+                check(run)
 
     def test_no_object_has_negative_surplus(self):
         for run in self.leaking + [self.clean]:
@@ -113,8 +113,7 @@ class RealProgram:
                               + "; ".join(f"{o['description']} ({o['surplus']})" for o in worst))
 
     def test_the_planted_leak_ranks_first(self):
-        for run in self.each_leak():
-            self.check_ranked_first(run)
+        self.for_each_leak(self.check_ranked_first)
 
     def check_ranked_first(self, run):
         baseline, after, third = run["snapshots"]
@@ -131,17 +130,18 @@ class RealProgram:
         self.assertGreaterEqual(first["lead_holder"]["objects"], 0.99 * first["lead_objects"], first["reason"])
 
     def test_path_reaches_the_holder(self):
-        for run in self.each_leak():
-            leak = run["leak"]
-            bare = leak["type"].rsplit(".", 1)[-1]  # users type bare class names
-            path = cli_json("path", run["snapshots"][2], "--type", bare)
-            self.assertTrue(path["found"], path)
-            self.assertEqual(path["hops"][-1]["node"]["type"], leak["type"])
-            self.assertIn(leak["holder"], json.dumps(path["hops"]))
+        self.for_each_leak(self.check_path)
+
+    def check_path(self, run):
+        leak = run["leak"]
+        bare = leak["type"].rsplit(".", 1)[-1]  # users type bare class names
+        path = cli_json("path", run["snapshots"][2], "--type", bare)
+        self.assertTrue(path["found"], path)
+        self.assertEqual(path["hops"][-1]["node"]["type"], leak["type"])
+        self.assertIn(leak["holder"], json.dumps(path["hops"]))
 
     def test_the_leak_says_where_it_was_allocated(self):
-        for run in self.each_leak():
-            self.check_allocation_site(run)
+        self.for_each_leak(self.check_allocation_site)
 
     def check_allocation_site(self, run):
         baseline, after, third = run["snapshots"]

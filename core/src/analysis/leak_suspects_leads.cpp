@@ -74,17 +74,26 @@ std::vector<uint8_t> bounded_cache_wrappers(const GraphIndex& index, RoleOf role
 // `__file__` ("…" appended when cut): "/usr/lib/python3.13/asyncio/events.py"
 // is the standard library's, "/usr/lib/python3/dist-packages/django/…" and
 // "/root/.pyenv/versions/3.11.7/lib/python3.11/site…" (cut inside
-// site-packages) a library's, anything else the program's.
+// site-packages) a library's, anything else the program's. A prefix longer
+// than 48 characters before those folders (a deep virtual environment)
+// hides them: such a library's types count as the program's, as they did
+// before tiers (docs/leak-suspects.md).
 uint8_t file_tier(std::string_view file) {
     if (file.empty() || file.front() == '<') return kInterpreterTier;  // frozen, built in
     constexpr std::string_view kCut = "\u2026";
     if (file.ends_with(kCut)) file.remove_suffix(kCut.size());
     if (file.find("-packages/") != std::string_view::npos) return kLibraryTier;
-    const size_t lib = file.find("/lib/python3");
+    // "/usr/lib/python3.13/…", and "/usr/lib64/python3.12/…" (Fedora, SUSE).
+    size_t lib = file.find("/lib/python3");
+    size_t skip = std::string_view("/lib/python3").size();
+    if (lib == std::string_view::npos) {
+        lib = file.find("/lib64/python3");
+        skip = std::string_view("/lib64/python3").size();
+    }
     if (lib == std::string_view::npos) return kProgramTier;
     // What follows "/lib/python3[.N]/": a package folder, the standard
     // library's own folders, or nothing left to tell (a library's, to be safe).
-    std::string_view rest = file.substr(lib + std::string_view("/lib/python3").size());
+    std::string_view rest = file.substr(lib + skip);
     while (!rest.empty() && (rest.front() == '.' || (rest.front() >= '0' && rest.front() <= '9'))) rest.remove_prefix(1);
     if (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
     for (const std::string_view packages : {"site-packages", "dist-packages"})
@@ -94,7 +103,9 @@ uint8_t file_tier(std::string_view file) {
 
 // Module name → tier, from each module object's `__file__` (module →
 // __dict__ → the value under the key "__file__"). A module without one is
-// built in or frozen: the interpreter's.
+// built in or frozen, the interpreter's, except `__main__`: the program's
+// own in a REPL, under `python -c` and in a notebook (IPython's user
+// module has no file either). Two modules of one name: the better tier.
 std::unordered_map<std::string_view, uint8_t> module_tiers(const GraphIndex& index, const SuspectEvidence& ev) {
     const Snapshot& s = ev.s;
     const uint32_t n_nodes = index.node_count();
@@ -109,13 +120,10 @@ std::unordered_map<std::string_view, uint8_t> module_tiers(const GraphIndex& ind
     std::unordered_map<std::string_view, uint8_t> tiers;
     for (uint32_t m = 0; m < n_nodes; ++m) {
         if (!is_module[std::min(s.node_type[m], ev.type_count)] || s.node_preview[m] == 0) continue;
-        uint8_t tier = kInterpreterTier;
+        const std::string_view name = s.strings.view(s.node_preview[m]);
+        uint8_t tier = name == "__main__" ? kProgramTier : kInterpreterTier;
         const uint32_t dict = field(m, "__dict__");
-        if (dict >= n_nodes) {
-            tiers.emplace(s.strings.view(s.node_preview[m]), tier);
-            continue;
-        }
-        for (const uint32_t e : index.out_edges(dict)) {
+        for (const uint32_t e : dict < n_nodes ? index.out_edges(dict) : EdgeIds(nullptr, 0, 0)) {
             const uint32_t key = s.edge_label[e];
             if (s.edge_kind[e] != static_cast<uint8_t>(format::EdgeKind::DictValue) || key >= n_nodes ||
                 s.strings.view(s.node_preview[key]) != "__file__" || index.target(e) >= n_nodes)
@@ -123,7 +131,8 @@ std::unordered_map<std::string_view, uint8_t> module_tiers(const GraphIndex& ind
             tier = file_tier(s.strings.view(s.node_preview[index.target(e)]));
             break;
         }
-        tiers.emplace(s.strings.view(s.node_preview[m]), tier);
+        uint8_t& known = tiers.emplace(name, tier).first->second;
+        known = std::max(known, tier);
     }
     return tiers;
 }
@@ -135,11 +144,21 @@ std::vector<uint8_t> type_tiers(const GraphIndex& index, const SuspectEvidence& 
     std::vector<uint8_t> tier(ev.type_count + 1, kInterpreterTier);
     for (uint32_t t = 0; t < ev.type_count; ++t) {
         if (ev.interpreter_type[t]) continue;
-        // A type named after no module the snapshot holds (made at run time
-        // with another __module__, or a snapshot without module objects):
-        // nothing says it is not the program's.
-        const auto found = modules.find(ev.s.strings.view(ev.s.types[t].module));
-        tier[t] = found == modules.end() ? uint8_t{kProgramTier} : found->second;
+        // The module, else its nearest parent package the snapshot holds
+        // (a module name cut by the probe, a submodule not imported as
+        // such); none (made at run time with another __module__, a snapshot
+        // without module objects): nothing says it is not the program's.
+        std::string_view module = ev.s.strings.view(ev.s.types[t].module);
+        tier[t] = kProgramTier;
+        for (;;) {
+            if (const auto found = modules.find(module); found != modules.end()) {
+                tier[t] = found->second;
+                break;
+            }
+            const size_t dot = module.rfind('.');
+            if (dot == std::string_view::npos) break;
+            module = module.substr(0, dot);
+        }
     }
     return tier;
 }
@@ -200,12 +219,12 @@ void find_growth_leads(const SuspectInputs& in, const SuspectOptions& options, c
         const uint8_t best = best_tier[head[v]];
         if (lead_at[v] == kNoNode && best > kInterpreterTier && tier_of(v) == best) lead_at[v] = v;
     }
-    // A subtree with no program-type lead is led by its head. Leads are
-    // counted per type group; a group with fewer than min_growth_objects
-    // leads is not evidence (one new object under an old one is no leak).
-    // New objects above or beside the program-type leads of their subtree
-    // (the tuple and partial around a Session) are the packaging of the
-    // subtree's first lead.
+    // A subtree whose best tier is the interpreter's is led by its head.
+    // Leads are counted per type group; a group with fewer than
+    // min_growth_objects leads is not evidence (one new object under an old
+    // one is no leak). New objects above or beside the leads of their
+    // subtree (the tuple and partial around a Session) are the packaging of
+    // the subtree's first lead.
     std::vector<uint32_t> head_lead(n_nodes, kNoNode);
     for (uint32_t v = 0; v < n_nodes; ++v)
         if (lead_at[v] == v && head_lead[head[v]] == kNoNode) head_lead[head[v]] = v;
@@ -221,21 +240,37 @@ void find_growth_leads(const SuspectInputs& in, const SuspectOptions& options, c
         ev.lead_of[v] = lead;
         if (lead == v) ++leads_per_group[ev.group_of_node(v)];
     }
-    // Per holder, the best tier among the leads it holds: a lead of a lower
-    // tier under the same holder is what the better leads' entries hold.
-    std::unordered_map<uint32_t, uint8_t> holder_tier;
+    // Per holder, its best lead: the first of the best tier among the leads
+    // it holds that are evidence (enough of their type; an old holder, not
+    // a root). A lead of a lower tier under the same holder is what the
+    // better leads' entries hold: it and its parts become parts of the
+    // best lead's growth.
+    const auto counts = [&](uint32_t v) {
+        return head[v] != kNoNode && !bounded[v] && ev.lead_of[v] == v && dom.idom(head[v]) < n_nodes &&
+               leads_per_group[ev.group_of_node(v)] >= options.min_growth_objects;
+    };
+    std::unordered_map<uint32_t, uint32_t> best_lead;  // holder → lead
     for (uint32_t v = 0; v < n_nodes; ++v) {
-        if (head[v] == kNoNode || bounded[v] || ev.lead_of[v] != v) continue;
-        uint8_t& best = holder_tier[dom.idom(head[v])];
-        best = std::max(best, tier_of(v));
+        if (!counts(v)) continue;
+        const auto [it, added] = best_lead.emplace(dom.idom(head[v]), v);
+        if (!added && tier_of(v) > tier_of(it->second)) it->second = v;
+    }
+    std::unordered_map<uint32_t, uint32_t> outranked_by;  // demoted lead → best lead
+    for (uint32_t v = 0; v < n_nodes; ++v) {
+        if (!counts(v)) continue;
+        const uint32_t best = best_lead.at(dom.idom(head[v]));
+        if (tier_of(v) < tier_of(best)) outranked_by.emplace(v, best);
+    }
+    for (uint32_t v = 0; v < n_nodes; ++v) {
+        if (head[v] == kNoNode || ev.lead_of[v] == kNoNode || ev.lead_of[v] == kInBoundedCache) continue;
+        if (const auto found = outranked_by.find(ev.lead_of[v]); found != outranked_by.end())
+            ev.lead_of[v] = found->second;
     }
     for (uint32_t v = 0; v < n_nodes; ++v) {
         if (head[v] == kNoNode) continue;
-        const bool outranked = ev.lead_of[v] == v && tier_of(v) < holder_tier[dom.idom(head[v])];
-        // A bounded cache warming up, a part of another object's growth, or
-        // held beside better leads: its growth and survival are not evidence
-        // of their own.
-        if (bounded[v] || outranked || (ev.lead_of[v] != v && ev.lead_of[v] != kNoNode)) {
+        // A bounded cache warming up, or a part of another object's growth:
+        // its growth and survival are not evidence of their own.
+        if (bounded[v] || (ev.lead_of[v] != v && ev.lead_of[v] != kNoNode)) {
             ev.noise[v] |= static_cast<uint8_t>(kinds[v] & (kSuspectGrowth | kSuspectSurvivor));
             continue;
         }

@@ -256,8 +256,8 @@ double growth_reason(const RowContext& x, size_t r, SuspectGroup& row) {
     // A builtin container growing is usually a symptom, a library's
     // objects often its cache warming up; the type that names the leak is
     // a class of the program.
-    const uint32_t t = x.group_first_type_or_bad(g);
-    const double weight = x.ev.interpreter_type[t] ? 2.5 : x.ev.type_tier[t] == kLibraryTier ? 3.5 : 5.0;
+    const uint8_t tier = x.ev.type_tier[x.group_first_type_or_bad(g)];
+    const double weight = tier == kProgramTier ? 5.0 : tier == kLibraryTier ? 3.5 : 2.5;
     score += weight * magnitude(static_cast<uint64_t>(d.object_delta()),
                            static_cast<uint64_t>(std::max<int64_t>(d.byte_delta(), 0)));
     return score;
