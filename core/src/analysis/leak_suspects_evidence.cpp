@@ -15,6 +15,15 @@
 
 namespace refscope::analysis::detail {
 
+uint32_t module_namespace(const GraphIndex& index, uint32_t module) {
+    const Snapshot& s = index.snapshot();
+    for (const uint32_t e : index.out_edges(module))
+        if (s.edge_kind[e] == static_cast<uint8_t>(format::EdgeKind::Field) &&
+            s.strings.view(s.edge_label[e]) == "__dict__" && index.target(e) < index.node_count())
+            return index.target(e);
+    return kNoNode;
+}
+
 namespace {
 
 // Module globals: the values of a loaded module's namespace (module
@@ -31,14 +40,11 @@ std::vector<uint8_t> module_globals(const GraphIndex& index, const std::vector<u
     std::vector<uint8_t> global(n_nodes, 0);
     for (uint32_t node = 0; node < n_nodes; ++node) {
         if (!is_module_type[std::min<size_t>(s.node_type[node], last_type)]) continue;
-        for (const uint32_t e : index.out_edges(node)) {
-            if (s.edge_kind[e] != static_cast<uint8_t>(format::EdgeKind::Field) ||
-                s.strings.view(s.edge_label[e]) != "__dict__" || index.target(e) >= n_nodes)
-                continue;
-            for (const uint32_t v : index.out_edges(index.target(e)))
-                if (s.edge_kind[v] == static_cast<uint8_t>(format::EdgeKind::DictValue) && index.target(v) < n_nodes)
-                    global[index.target(v)] = 1;
-        }
+        const uint32_t dict = module_namespace(index, node);
+        if (dict == kNoNode) continue;
+        for (const uint32_t v : index.out_edges(dict))
+            if (s.edge_kind[v] == static_cast<uint8_t>(format::EdgeKind::DictValue) && index.target(v) < n_nodes)
+                global[index.target(v)] = 1;
     }
     return global;
 }
@@ -191,7 +197,7 @@ void classify_types(const SuspectInputs& in, SuspectEvidence& ev, NoiseRules& ru
     for (const NodeCount& c : in.roots->unexplained_nodes())
         if (!in.paths->reachable(c.node) && infer_holder(*in.index, *in.roots, c.node))
             rules.likely_held[c.node] = 1;
-    ev.type_tier = type_tiers(index, ev);
+    ev.type_tier = type_tiers(index, ev, is_module_type);
 }
 
 // An object no root reaches whose every owner is itself static state no

@@ -106,23 +106,16 @@ uint8_t file_tier(std::string_view file) {
 // built in or frozen, the interpreter's, except `__main__`: the program's
 // own in a REPL, under `python -c` and in a notebook (IPython's user
 // module has no file either). Two modules of one name: the better tier.
-std::unordered_map<std::string_view, uint8_t> module_tiers(const GraphIndex& index, const SuspectEvidence& ev) {
+std::unordered_map<std::string_view, uint8_t> module_tiers(const GraphIndex& index, const SuspectEvidence& ev,
+                                                          const std::vector<uint8_t>& is_module) {
     const Snapshot& s = ev.s;
     const uint32_t n_nodes = index.node_count();
-    std::vector<uint8_t> is_module(ev.type_count + 1, 0);
-    for (uint32_t t = 0; t < ev.type_count; ++t) is_module[t] = ev.name_of(t) == "module";
-    const auto field = [&](uint32_t node, std::string_view name) {
-        for (const uint32_t e : index.out_edges(node))
-            if (s.edge_kind[e] == static_cast<uint8_t>(format::EdgeKind::Field) && s.strings.view(s.edge_label[e]) == name)
-                return index.target(e);
-        return kNoNode;
-    };
     std::unordered_map<std::string_view, uint8_t> tiers;
     for (uint32_t m = 0; m < n_nodes; ++m) {
-        if (!is_module[std::min(s.node_type[m], ev.type_count)] || s.node_preview[m] == 0) continue;
+        if (!is_module[std::min<size_t>(s.node_type[m], is_module.size() - 1)] || s.node_preview[m] == 0) continue;
         const std::string_view name = s.strings.view(s.node_preview[m]);
         uint8_t tier = name == "__main__" ? kProgramTier : kInterpreterTier;
-        const uint32_t dict = field(m, "__dict__");
+        const uint32_t dict = module_namespace(index, m);
         for (const uint32_t e : dict < n_nodes ? index.out_edges(dict) : EdgeIds(nullptr, 0, 0)) {
             const uint32_t key = s.edge_label[e];
             if (s.edge_kind[e] != static_cast<uint8_t>(format::EdgeKind::DictValue) || key >= n_nodes ||
@@ -139,8 +132,9 @@ std::unordered_map<std::string_view, uint8_t> module_tiers(const GraphIndex& ind
 
 }  // namespace
 
-std::vector<uint8_t> type_tiers(const GraphIndex& index, const SuspectEvidence& ev) {
-    const std::unordered_map<std::string_view, uint8_t> modules = module_tiers(index, ev);
+std::vector<uint8_t> type_tiers(const GraphIndex& index, const SuspectEvidence& ev,
+                                const std::vector<uint8_t>& is_module_type) {
+    const std::unordered_map<std::string_view, uint8_t> modules = module_tiers(index, ev, is_module_type);
     std::vector<uint8_t> tier(ev.type_count + 1, kInterpreterTier);
     for (uint32_t t = 0; t < ev.type_count; ++t) {
         if (ev.interpreter_type[t]) continue;

@@ -67,8 +67,13 @@ SuspectEvidence gather_suspect_evidence(const SuspectInputs& in, const SuspectOp
 // standard library's.
 enum TypeTier : uint8_t { kInterpreterTier = 0, kLibraryTier = 1, kProgramTier = 2 };
 // Per type id (and one for bad ids), from interpreter_type and each module
-// object's __file__ (leak_suspects_leads.cpp).
-std::vector<uint8_t> type_tiers(const GraphIndex& index, const SuspectEvidence& ev);
+// object's __file__ (leak_suspects_leads.cpp). `is_module_type` marks the
+// type ids (and the bad id) of module objects.
+std::vector<uint8_t> type_tiers(const GraphIndex& index, const SuspectEvidence& ev,
+                                const std::vector<uint8_t>& is_module_type);
+
+// A module object's namespace dict (module --__dict__--> dict), or kNoNode.
+uint32_t module_namespace(const GraphIndex& index, uint32_t module);
 
 // The dominator tree in breadth-first order from kSuperRoot: parents first.
 std::vector<uint32_t> dominator_order(const DominatorTree& dom);

@@ -184,16 +184,33 @@ private:
     std::vector<Slot> slots_;
 };
 
+// The shared type-name id of "tuple", or kNoNode when no snapshot has one.
+uint32_t tuple_name(const SharedTypeNames& names) {
+    for (uint32_t id = 0; id < names.size(); ++id)
+        if (names.name(id) == "tuple") return id;
+    return kNoNode;
+}
+
+// Edges are grouped by source: node i's are [first[i], first[i + 1]). Empty
+// when `wanted` is false (no tuples to compare).
+std::vector<uint32_t> first_edges(const Snapshot& s, bool wanted) {
+    if (!wanted) return {};
+    std::vector<uint32_t> first(s.node_count() + 1, 0);
+    for (const uint32_t source : s.edge_source)
+        if (source < s.node_count()) ++first[source + 1];
+    for (size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
+    return first;
+}
+
 // Tuples cannot change: a tuple at an address a tuple of the older snapshot
 // had, holding other objects, is another tuple (CPython's free lists hand the
-// same addresses out again and again: an lru_cache's keys, *args).
+// same addresses out again and again: an lru_cache's keys, *args). Reads
+// each snapshot's first_edges, built once per snapshot by the caller.
 class TupleContents {
 public:
-    TupleContents(const Snapshot& older, const Snapshot& newer, const SharedTypeNames& names)
-        : older_(older), newer_(newer), older_first_(first_edges(older)), newer_first_(first_edges(newer)) {
-        for (uint32_t id = 0; id < names.size(); ++id)
-            if (names.name(id) == "tuple") tuple_ = id;
-    }
+    TupleContents(const Snapshot& older, const std::vector<uint32_t>& older_first, const Snapshot& newer,
+                  const std::vector<uint32_t>& newer_first, uint32_t tuple)
+        : older_(older), newer_(newer), older_first_(older_first), newer_first_(newer_first), tuple_(tuple) {}
 
     // Node `o` of the older snapshot and node `n` of the newer one, of the
     // shared type-name id `type`, hold different objects.
@@ -212,20 +229,11 @@ public:
     }
 
 private:
-    // Edges are grouped by source: node i's are [first[i], first[i + 1]).
-    static std::vector<uint32_t> first_edges(const Snapshot& s) {
-        std::vector<uint32_t> first(s.node_count() + 1, 0);
-        for (const uint32_t source : s.edge_source)
-            if (source < s.node_count()) ++first[source + 1];
-        for (size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
-        return first;
-    }
-
     const Snapshot& older_;
     const Snapshot& newer_;
-    std::vector<uint32_t> older_first_;
-    std::vector<uint32_t> newer_first_;
-    uint32_t tuple_ = kNoNode;
+    const std::vector<uint32_t>& older_first_;
+    const std::vector<uint32_t>& newer_first_;
+    uint32_t tuple_;
 };
 
 std::string join_argv(const std::vector<std::string>& argv) {
@@ -308,7 +316,10 @@ SnapshotDiff diff_snapshots(const Snapshot& a, const Snapshot& b, const DiffOpti
     diff.is_new.assign(nb, 0);
     {
         AddressTable table(a, names, 0);
-        const TupleContents tuples(a, b, names);
+        const uint32_t tuple = tuple_name(names);
+        const std::vector<uint32_t> edges_of_a = first_edges(a, tuple != kNoNode);
+        const std::vector<uint32_t> edges_of_b = first_edges(b, tuple != kNoNode);
+        const TupleContents tuples(a, edges_of_a, b, edges_of_b, tuple);
         for (uint32_t n = 0; n < nb; ++n) {
             if (n + kPrefetchAhead < nb) table.prefetch(b.node_address[n + kPrefetchAhead]);
             const uint32_t type = names.of(1, b, n);
@@ -362,11 +373,15 @@ SurvivorReport find_survivors(const Snapshot& first, const Snapshot& second, con
     const uint32_t n3 = static_cast<uint32_t>(third.node_count());
 
     SurvivorReport report;
+    const uint32_t tuple = tuple_name(names);
+    const std::vector<uint32_t> edges_of_1 = first_edges(first, tuple != kNoNode);
+    const std::vector<uint32_t> edges_of_2 = first_edges(second, tuple != kNoNode);
+    const std::vector<uint32_t> edges_of_3 = first_edges(third, tuple != kNoNode);
     // new_in_second[n]: node n of snapshot 2 has no match in snapshot 1.
     std::vector<uint8_t> new_in_second(n2, 0);
     {
         AddressTable table(first, names, 0);
-        const TupleContents tuples(first, second, names);
+        const TupleContents tuples(first, edges_of_1, second, edges_of_2, tuple);
         for (uint32_t n = 0; n < n2; ++n) {
             if (n + kPrefetchAhead < n2) table.prefetch(second.node_address[n + kPrefetchAhead]);
             const uint32_t type = names.of(1, second, n);
@@ -382,7 +397,7 @@ SurvivorReport find_survivors(const Snapshot& first, const Snapshot& second, con
     report.is_survivor.assign(n3, 0);
     {
         AddressTable table(second, names, 1);
-        const TupleContents tuples(second, third, names);
+        const TupleContents tuples(second, edges_of_2, third, edges_of_3, tuple);
         for (uint32_t n = 0; n < n3; ++n) {
             if (n + kPrefetchAhead < n3) table.prefetch(third.node_address[n + kPrefetchAhead]);
             const uint32_t type = names.of(2, third, n);
