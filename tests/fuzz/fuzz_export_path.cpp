@@ -3,8 +3,9 @@
 // the subgraph around a few targets is extracted with caps from the input,
 // and Graphviz draws it (DOT text, SVG through the dot layout, and the
 // positions the app's scene uses). Names and previews carry arbitrary bytes
-// into Graphviz's HTML-like labels. Only GraphvizError may come out; the
-// drawing stays within the node cap, and every Graphviz object is freed.
+// into Graphviz's HTML-like labels, which Graphviz must accept. Only
+// GraphvizError may come out; the drawing stays within the node cap, and
+// every Graphviz object is freed.
 //   fuzz_export_path -max_total_time=60 corpus/export_path
 #include <cstddef>
 #include <cstdint>
@@ -53,6 +54,7 @@ void draw(const Subgraph& graph, FuzzedDataProvider& in) {
     } catch (const gv::GraphvizError&) {
     }
     if (gv::graphviz_live_objects() != 0) std::abort();  // a graph or layout was not freed
+    if (gv::graphviz_rejected_labels() != 0) std::abort();  // a label drawn as the node's name
 }
 
 }  // namespace

@@ -338,6 +338,34 @@ TEST(GraphRender, HostileTextIsSanitized) {
     EXPECT_EQ(graphviz_live_objects(), 0);  // the half-built graph was closed
 }
 
+// Regression (found by fuzz_export_path): Graphviz's HTML grammar rejects an
+// empty run of text ("<B></B>": a type named '', an empty preview line) and
+// expat rejects U+FFFE/U+FFFF (which a Python str may hold). Graphviz then
+// reports "syntax error ... in label of node" and draws the node's internal
+// name instead of its text; the SVG would show "n0", not the object.
+TEST(GraphRender, EmptyTextAndXmlNoncharactersStillMakeLabels) {
+    const int rejected_before = graphviz_rejected_labels();
+    Subgraph g;
+    g.clusters.push_back({"", 2});
+    analysis::SubgraphNode n;
+    n.node = 0;
+    n.cluster = 0;
+    n.lines = {"", "", "root: ", "keep\xEF\xBF\xBEme\xEF\xBF\xBF"};
+    g.nodes.push_back(n);
+    n.lines = {"second"};
+    g.nodes.push_back(n);
+    analysis::SubgraphEdge e;
+    e.from = 0;
+    e.to = 1;
+    e.label = "x";
+    g.edges.push_back(e);
+    const std::string svg = render(g, OutputFormat::Svg);
+    EXPECT_TRUE(contains(svg, "keep\uFFFDme\uFFFD")) << svg;
+    EXPECT_TRUE(contains(svg, ">second<"));
+    EXPECT_EQ(compute_layout(g).nodes.size(), 2u);
+    EXPECT_EQ(graphviz_rejected_labels(), rejected_before);
+}
+
 // Regression: on this synthetic heap's neighbourhood, Graphviz 2.42's dot
 // double-frees in gvFreeLayout when labelled edges cross cluster boundaries
 // (reproduced with plain C against libgvc6). The renderer uses xlabels there;

@@ -17,10 +17,21 @@ using analysis::Subgraph;
 using analysis::SubgraphEdge;
 using analysis::SubgraphNode;
 
+// U+FFFE and U+FFFF: valid UTF-8 (a Python str may hold them) but not XML
+// characters, so the expat parser under Graphviz's HTML labels rejects them.
+bool is_xml_noncharacter(std::string_view sequence) {
+    return sequence == "\xEF\xBF\xBE" || sequence == "\xEF\xBF\xBF";
+}
+
 // Snapshot text is untrusted (a corrupt file, an odd type name): drop what
 // would break Graphviz's UTF-8 input or its HTML-like label parser (control
-// characters, invalid UTF-8 → U+FFFD), then escape markup characters.
+// characters, invalid UTF-8 and XML non-characters → U+FFFD), then escape
+// markup characters. A label Graphviz cannot parse is not an error to it:
+// it silently draws the node's internal name instead.
 std::string html_text(std::string_view text) {
+    // Graphviz's HTML grammar has no empty text run: "<B></B>" (a type
+    // named '', an empty line) is a syntax error, one space is not.
+    if (text.empty()) return " ";
     std::string out;
     out.reserve(text.size() + 8);
     for (size_t pos = 0; pos < text.size();) {
@@ -31,7 +42,12 @@ std::string html_text(std::string_view text) {
             continue;
         }
         if (length > 1) {
-            out.append(text.substr(pos, length));
+            const std::string_view sequence = text.substr(pos, length);
+            if (is_xml_noncharacter(sequence)) {
+                out += "\uFFFD";
+            } else {
+                out.append(sequence);
+            }
             pos += length;
             continue;
         }

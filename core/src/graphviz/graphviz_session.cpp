@@ -30,6 +30,7 @@ int no_flush(void*) { return 0; }
 Agiodisc_t string_io = {no_read, append_to_string, no_flush};
 
 std::atomic<int> live_objects{0};
+std::atomic<int> rejected_labels{0};
 
 // Graphviz 2.42-14 differ in three places; each is decided from the declared
 // API itself, so no version number has to be trusted:
@@ -61,6 +62,8 @@ void free_html_string(auto* graph, char* value) {
 }  // namespace
 
 int graphviz_live_objects() { return live_objects.load(); }
+
+int graphviz_rejected_labels() { return rejected_labels.load(); }
 
 std::mutex& graphviz_mutex() {
     static std::mutex mutex;
@@ -139,6 +142,13 @@ LayoutHolder::LayoutHolder(GVC_t* context, Agraph_t* graph, const std::string& e
                                 (no_plugins ? " (Graphviz's plugins are not configured: install Debian's "
                                               "graphviz package, or run `dot -c` as root)"
                                             : std::string()));
+    }
+    // Graphviz reports an HTML label it cannot parse ("syntax error ... in
+    // label of node n3") and lays the node out with its name instead.
+    const std::string warnings = errors.messages();
+    for (size_t at = warnings.find("in label of"); at != std::string::npos;
+         at = warnings.find("in label of", at + 1)) {
+        ++rejected_labels;
     }
     ++live_objects;
 }

@@ -32,6 +32,11 @@ std::mutex& graphviz_mutex();
 // pointers to it), so the tests check this count instead.
 int graphviz_live_objects();
 
+// HTML-like labels Graphviz has rejected since the process started (it then
+// draws the node's internal name). The label text is escaped so that this
+// stays 0; the tests and the export fuzzer check it.
+int graphviz_rejected_labels();
+
 class GraphvizError : public std::runtime_error {
 public:
     enum class Kind {
