@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -434,6 +434,33 @@ TEST(LeakSuspects, TypesSharingANameAreOneRow) {
     ASSERT_EQ(suspects.high_confidence_count(), 1u);
     EXPECT_EQ(suspects.groups()[0].type, "app.Node");
     EXPECT_EQ(suspects.groups()[0].objects, 2u);
+}
+
+// Issue 16, defect A: a row added the retained bytes of every member whose
+// immediate dominator was outside the row, so members under members with
+// another type in between were counted again (a tuple row retained more
+// than the whole heap).
+TEST(LeakSuspects, MembersUnderMembersOfTheSameRowCountOnceThroughOtherTypes) {
+    // A leaked chain alternating app.Node (40 B) and app.Link (24 B).
+    SnapshotBuilder b;
+    uint32_t previous = b.node("app.Node", 2, {}, 40, format::kNodeGcTracked, "app");
+    for (int i = 0; i < 49; ++i) {
+        const uint32_t link = b.node("app.Link", 1, {}, 24, format::kNodeGcTracked, "app");
+        const uint32_t next = b.node("app.Node", 1, {}, 40, format::kNodeGcTracked, "app");
+        b.edge(previous, link, EdgeKind::Attribute);
+        b.edge(link, next, EdgeKind::Attribute);
+        previous = next;
+    }
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
+    const uint64_t heap = 50 * 40 + 49 * 24;
+    std::map<std::string, uint64_t> retained;
+    for (const SuspectGroup& row : suspects.groups()) {
+        EXPECT_LE(row.retained_bytes, heap) << row.type;
+        retained[row.type] += row.retained_bytes;
+    }
+    EXPECT_EQ(retained["app.Node"], heap);       // the head's dominator subtree
+    EXPECT_EQ(retained["app.Link"], heap - 40);  // the first link's
 }
 
 TEST(LeakSuspects, ChainOfOneTypeCountsItsRetainedBytesOnce) {

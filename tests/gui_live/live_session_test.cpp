@@ -111,8 +111,10 @@ void LiveSessionTest::startFailureIsOneSentence() {
     QVERIFY(!session.errorString().contains(QLatin1Char('\n')));
     QCOMPARE(listening.count(), 0);
     QVERIFY(session.address().isEmpty());
-    // The default folder is a new timestamped one under the app's data folder.
-    QVERIFY(LiveSession::defaultSessionDir().contains(QLatin1String("/sessions/")));
+    // The default folder is a new timestamped one in refscope/sessions under
+    // the user's data folder (not refscope/refscope/sessions: issue 16).
+    QCOMPARE(QFileInfo(LiveSession::defaultSessionDir()).path(),
+             QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/refscope/sessions"));
     QVERIFY(!QFileInfo::exists(LiveSession::defaultSessionDir()));
 }
 

@@ -190,10 +190,12 @@ void LiveWindowTest::snapshotsJoinTheTimelineAndCompare() {
     QVERIFY(window.grab().save(picture, "PNG"));
     qInfo("screenshot: %s", qPrintable(picture));
 
-    // Disconnect acts only on a chosen process: the process keeps running,
-    // shown disconnected; its snapshots stay open.
-    QVERIFY(!button(window, "disconnectProcess")->isEnabled());
-    table->selectRow(0);
+    // Disconnect, like Take Snapshot, acts on the only process without a
+    // choice in the table (issue 16, defect D: it stayed disabled until a
+    // row was clicked). The process keeps running, shown disconnected; its
+    // snapshots stay open.
+    table->clearSelection();
+    QVERIFY(button(window, "takeSnapshot")->isEnabled());
     QVERIFY(button(window, "disconnectProcess")->isEnabled());
     button(window, "disconnectProcess")->click();
     QVERIFY(QTest::qWaitFor([&] { return !session->process(session->processes().front().connection)->connected; }, 5000));
@@ -227,6 +229,10 @@ void LiveWindowTest::twoProcessesAreComparedEachWithItself() {
     const auto pid_of = [](const AnalysisPtr& analysis) {
         return analysis ? int64_t(analysis->snapshot().header.pid) : int64_t(-1);
     };
+    // With two, Disconnect waits for a choice: never both by default.
+    testing::find<QTableView>(window, "liveProcesses")->clearSelection();
+    QVERIFY(!button(window, "disconnectProcess")->isEnabled());
+    QVERIFY(button(window, "takeSnapshot")->isEnabled());
     QVERIFY(snapshot_of(a_id, 1));
     QVERIFY(snapshot_of(b_id, 2));
     // B's first: nothing of its own to compare with, and never A's.

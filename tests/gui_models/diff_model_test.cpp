@@ -54,6 +54,14 @@ void DiffModelTest::rowsMatchTheDiff() {
         QCOMPARE(key(model, row, DiffModel::FreedColumn).toULongLong(), d.freed_objects);
         QVERIFY(!key(model, row, DiffModel::SurvivorsColumn).isValid());
     }
+    // The headers say which snapshot each column counts (issue 16: "Objects
+    // A / Objects B" did not).
+    for (const int column : {int(DiffModel::ObjectsAColumn), int(DiffModel::BytesAColumn)}) {
+        QVERIFY(model.headerData(column, Qt::Horizontal).toString().startsWith(QLatin1String("Baseline ")));
+    }
+    for (const int column : {int(DiffModel::ObjectsBColumn), int(DiffModel::BytesBColumn)}) {
+        QVERIFY(model.headerData(column, Qt::Horizontal).toString().startsWith(QLatin1String("Current ")));
+    }
     const int leaky = model.rowOfType("app.Leaky");
     QVERIFY(leaky >= 0);
     QCOMPARE(model.data(model.index(leaky, DiffModel::ObjectsAColumn)).toString(), QString("2"));

@@ -181,11 +181,12 @@ QVariant DiffModel::headerData(int section, Qt::Orientation orientation, int rol
     if (role != Qt::DisplayRole) return {};
     switch (section) {
         case TypeColumn: return QStringLiteral("Type");
-        case ObjectsAColumn: return QStringLiteral("Objects A");
-        case ObjectsBColumn: return QStringLiteral("Objects B");
+        // Which snapshot is which, in the header itself (not "A"/"B").
+        case ObjectsAColumn: return QStringLiteral("Baseline objects");
+        case ObjectsBColumn: return QStringLiteral("Current objects");
         case DeltaObjectsColumn: return QStringLiteral("\u0394 Objects");
-        case BytesAColumn: return QStringLiteral("Bytes A");
-        case BytesBColumn: return QStringLiteral("Bytes B");
+        case BytesAColumn: return QStringLiteral("Baseline bytes");
+        case BytesBColumn: return QStringLiteral("Current bytes");
         case DeltaBytesColumn: return QStringLiteral("\u0394 Bytes");
         case NewColumn: return QStringLiteral("New");
         case FreedColumn: return QStringLiteral("Freed");

@@ -353,7 +353,10 @@ QVariant TypeSummaryModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     if (role == Qt::DisplayRole) {
         switch (section) {
-            case NameColumn: return by_ == GroupBy::Module ? QStringLiteral("Module") : QStringLiteral("Type");
+            // "Type's module": the module defining each object's type, which
+            // is `builtins` for every dict and list, not the module holding
+            // them (issue 16: a plain "Module" said the latter).
+            case NameColumn: return by_ == GroupBy::Module ? QStringLiteral("Type's module") : QStringLiteral("Type");
             case ObjectsColumn: return QStringLiteral("Objects");
             case ShallowBytesColumn: return QStringLiteral("Shallow");
             case RetainedBytesColumn: return QStringLiteral("Retained");

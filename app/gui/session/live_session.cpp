@@ -135,7 +135,11 @@ LiveSession::LiveSession(QObject* parent) : QObject(parent), auto_timer_(new QTi
 LiveSession::~LiveSession() { stop(); }
 
 QString LiveSession::defaultSessionDir() {
-    const QString base = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/sessions/");
+    // ~/.local/share/refscope/sessions: AppDataLocation would add the
+    // organisation and the application name, both "refscope"
+    // (…/refscope/refscope/sessions).
+    const QString base =
+        QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/refscope/sessions/");
     const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     QString dir = base + stamp;
     for (int n = 2; QFileInfo::exists(dir); ++n) dir = base + stamp + QLatin1Char('-') + QString::number(n);
@@ -198,7 +202,7 @@ void LiveSession::stop() {
     const QString folder = sessionDir();
     listener_.reset();
     // A folder the session chose itself and that received no snapshot is
-    // not worth keeping (it would pile up under AppDataLocation/sessions).
+    // not worth keeping (it would pile up under ~/.local/share/refscope/sessions).
     // Only the index and the (then empty) folder are removed, nothing else.
     if (default_dir_ && QDir(folder).entryList({QStringLiteral("*.rscope")}, QDir::Files).isEmpty()) {
         QFile::remove(folder + QStringLiteral("/session.jsonl"));

@@ -69,10 +69,10 @@ ConnectionsPanel::ConnectionsPanel(LiveSession* session, QWidget* parent)
     });
     disconnect_button_ = new QPushButton(tr("Disconnect"), this);
     disconnect_button_->setObjectName(QStringLiteral("disconnectProcess"));
-    disconnect_button_->setToolTip(tr("Close the connection to the selected processes (they keep running; "
-                                      "a snapshot they are sending is discarded)"));
+    disconnect_button_->setToolTip(tr("Close the connection to the selected processes, or to the only one "
+                                      "connected (they keep running; a snapshot they are sending is discarded)"));
     connect(disconnect_button_, &QPushButton::clicked, this, [this] {
-        for (const uint64_t id : selectedConnections()) session_->disconnectProcess(id);
+        for (const uint64_t id : disconnectTargets()) session_->disconnectProcess(id);
     });
     attach_button_ = new QPushButton(tr("Attach to Process…"), this);
     attach_button_->setObjectName(QStringLiteral("attachProcess"));
@@ -140,6 +140,14 @@ std::vector<uint64_t> ConnectionsPanel::selectedConnections() const {
     return ids;
 }
 
+std::vector<uint64_t> ConnectionsPanel::disconnectTargets() const {
+    std::vector<uint64_t> ids = selectedConnections();
+    if (!ids.empty()) return ids;
+    ids = session_->connectedIds();
+    if (ids.size() > 1) ids.clear();
+    return ids;
+}
+
 std::vector<uint64_t> ConnectionsPanel::targetConnections() const {
     std::vector<uint64_t> ids = selectedConnections();
     return ids.empty() ? session_->connectedIds() : ids;
@@ -189,8 +197,9 @@ void ConnectionsPanel::updateState() {
     snapshot_button_->setEnabled(any);
     collect_button_->setEnabled(any);
     label_button_->setEnabled(any);
-    // Never "all" by default: only the processes chosen in the table.
-    disconnect_button_->setEnabled(!selectedConnections().empty());
+    // Like Take Snapshot, it needs no choice with one process; never "all"
+    // of several by default.
+    disconnect_button_->setEnabled(!disconnectTargets().empty());
     baseline_button_->setEnabled(chosenConnection() != 0);
     attach_button_->setEnabled(true);
     if (!listening && auto_check_->isChecked()) auto_check_->setChecked(false);

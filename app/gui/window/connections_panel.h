@@ -34,8 +34,11 @@ public:
 
     // Selected processes that are connected, else every connected one.
     std::vector<uint64_t> targetConnections() const;
-    // Only the selected processes that are connected (Disconnect's targets).
+    // Only the selected processes that are connected.
     std::vector<uint64_t> selectedConnections() const;
+    // Disconnect's targets: the selected connected processes, else the only
+    // connected one; never several unchosen ones at once.
+    std::vector<uint64_t> disconnectTargets() const;
     // The selected process (connected or not), else the only or the last one
     // that has a snapshot; 0 if none.
     uint64_t chosenConnection() const;

@@ -71,8 +71,9 @@ void DiffPanel::onCurrentRowChanged() {
     if (!current.isValid() || !comparison_) return;
     const QString type = model_->typeName(current.row());
     const bool survivors = comparison_->survivors() != nullptr;
-    std::vector<uint32_t> objects =
-        objects_of_type(comparison_->current()->snapshot(), type.toStdString(), comparison_->new_column());
+    const std::vector<uint8_t>& is_new = comparison_->new_column();
+    std::vector<uint32_t> objects = objects_of_type(comparison_->current()->snapshot(), type.toStdString(),
+                                                    [&](uint32_t n) { return n < is_new.size() && is_new[n] != 0; });
     emit typeActivated(survivors ? tr("%1 surviving since the middle snapshot").arg(type)
                                  : tr("new %1 since the baseline").arg(type),
                        objects);

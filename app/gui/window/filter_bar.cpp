@@ -1,7 +1,9 @@
 #include "window/filter_bar.h"
 
+#include <QAction>
 #include <QCompleter>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -20,6 +22,7 @@ FilterBar::FilterBar(QWidget* parent) : QWidget(parent) {
     edit_->setPlaceholderText(tr("Filter objects, e.g.  type:app.* size>1KB  unreachable  "
                                  "-tracked  new  (Enter to apply, Ctrl+F)"));
     edit_->setClearButtonEnabled(true);
+    edit_->installEventFilter(this);
     edit_->setToolTip(tr("Fields: type: module: preview: address: size retained refcount surplus "
                          "unexplained distance referrers referents\nFlags: new unreachable reachable "
                          "cycle root immortal tracked native typeobject suspect\nCombine with AND, OR, "
@@ -71,6 +74,43 @@ FilterBar::FilterBar(QWidget* parent) : QWidget(parent) {
         }
     });
     result_.ok = true;
+}
+
+namespace {
+
+// The line edit's own editing keys, which keep their meaning in the field
+// even where a window action has the same shortcut (Ctrl+C copies the
+// field's text there, not the path).
+bool is_editing_key(const QKeyEvent& key) {
+    for (const auto standard : {QKeySequence::Copy, QKeySequence::Cut, QKeySequence::Paste, QKeySequence::Undo,
+                                QKeySequence::Redo, QKeySequence::SelectAll, QKeySequence::DeleteStartOfWord,
+                                QKeySequence::DeleteEndOfWord}) {
+        if (key.matches(standard)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+// QLineEdit claims Ctrl+<letter> combinations for Emacs-style editing on
+// Linux (Ctrl+E: end of line) before the window's shortcuts see them, so
+// Ctrl+E (export) did nothing while the filter had the focus. A Ctrl
+// combination that is a window action's shortcut goes to the action, unless
+// it is one of the field's editing keys.
+bool FilterBar::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == edit_ && event->type() == QEvent::ShortcutOverride) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if ((key->modifiers() & Qt::ControlModifier) && !is_editing_key(*key)) {
+            const QKeySequence pressed(key->keyCombination());
+            for (const QAction* action : window()->findChildren<QAction*>()) {
+                if (action->isEnabled() && action->shortcuts().contains(pressed)) {
+                    event->ignore();
+                    return true;
+                }
+            }
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void FilterBar::setAnalysis(AnalysisPtr analysis) {

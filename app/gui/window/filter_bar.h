@@ -56,6 +56,9 @@ signals:
     // A query was applied successfully (null nodes: every object).
     void filterChanged(const refscope::app::FilterResult& result);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void showError(const FilterResult& result);
     void onFinished(const FilterResult& result, const QString& text);

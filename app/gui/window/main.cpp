@@ -3,6 +3,8 @@
 // --quit-after-screenshot it also runs headless (QT_QPA_PLATFORM=offscreen or
 // under xvfb-run), which the demo uses on machines without a display.
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -27,10 +29,74 @@ void filter_messages(QtMsgType type, const QMessageLogContext& context, const QS
     qt_handler(type, context, message);
 }
 
+void print_error(const QString& error) {
+    std::fprintf(stderr, "refscope: %s\nTry 'refscope --help'.\n", qPrintable(error));
+}
+
+// The exit status when --help or --version was asked for (printed here).
+std::optional<int> help_or_version(const QCommandLineParser& parser) {
+    if (parser.isSet(QStringLiteral("help"))) {
+        // "Usage: refscope ...", not the path the program was started by.
+        QString text = parser.helpText();
+        const QString program = QCoreApplication::arguments().value(0);
+        if (!program.isEmpty() && text.startsWith(QLatin1String("Usage: ") + program)) {
+            text.replace(7, program.size(), QStringLiteral("refscope"));
+        }
+        std::fputs(qPrintable(text), stdout);
+        return 0;
+    }
+    if (parser.isSet(QStringLiteral("version"))) {
+        std::printf("refscope %s\n", REFSCOPE_VERSION);
+        return 0;
+    }
+    return std::nullopt;
+}
+
+// --help, --version and wrong arguments are answered before any window
+// system is touched (without a display, QApplication aborts the process):
+// parsed with a QCoreApplication, which needs none. Options only
+// QApplication knows (-platform, -style: one dash) would fail this parse;
+// with one of those present the parse after QApplication decides.
+// Returns the exit status when there is nothing more to do.
+std::optional<int> answer_without_display(int argc, char** argv) {
+    QCoreApplication core(argc, argv);
+    QCommandLineParser parser;
+    QString error;
+    if (refscope::app::parse_command_line(parser, QCoreApplication::arguments(), &error)) {
+        return help_or_version(parser);
+    }
+    for (int i = 1; i < argc; ++i) {
+        if (argv[i][0] == '-' && argv[i][1] != '-' && argv[i][1] != '\0') return std::nullopt;
+    }
+    print_error(error);
+    return 2;
+}
+
+// Qt picks xcb (or wayland) when nothing else is named, and without a
+// display that fails inside QApplication with an abort: say it first.
+bool has_display(int argc, char** argv) {
+    const auto set = [](const char* name) {
+        const char* value = std::getenv(name);
+        return value && *value;
+    };
+    if (set("QT_QPA_PLATFORM") || set("DISPLAY") || set("WAYLAND_DISPLAY")) return true;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "-platform") == 0) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     qt_handler = qInstallMessageHandler(filter_messages);
+    if (const std::optional<int> status = answer_without_display(argc, argv)) return *status;
+    if (!has_display(argc, argv)) {
+        std::fprintf(stderr,
+                     "refscope: no display (DISPLAY and WAYLAND_DISPLAY are not set). Run it in a desktop "
+                     "session, under xvfb-run, or headless with QT_QPA_PLATFORM=offscreen.\n");
+        return 1;
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("refscope"));
     QApplication::setOrganizationName(QStringLiteral("refscope"));
@@ -39,21 +105,12 @@ int main(int argc, char** argv) {
 
     QCommandLineParser parser;
     QString error;
-    QStringList arguments = QApplication::arguments();
-    arguments[0] = QStringLiteral("refscope");  // "Usage: refscope ...", not the build path
-    const auto options = refscope::app::parse_command_line(parser, arguments, &error);
+    const auto options = refscope::app::parse_command_line(parser, QApplication::arguments(), &error);
     if (!options) {
-        std::fprintf(stderr, "refscope: %s\nTry 'refscope --help'.\n", qPrintable(error));
+        print_error(error);
         return 2;
     }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(parser.helpText()), stdout);
-        return 0;
-    }
-    if (parser.isSet(QStringLiteral("version"))) {
-        std::printf("refscope %s\n", REFSCOPE_VERSION);
-        return 0;
-    }
+    if (const std::optional<int> status = help_or_version(parser)) return *status;
 
     refscope::app::MainWindow window;
     if (options->windowSize.isValid()) window.resize(options->windowSize);

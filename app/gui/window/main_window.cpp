@@ -30,6 +30,7 @@
 #include "session/snapshot_timeline.h"
 #include "window/empty_state.h"
 #include "window/live_controls.h"
+#include "window/navigation_controls.h"
 #include "window/recent_files.h"
 #include "window/snapshot_selector.h"
 #include "window/workspace.h"
@@ -76,6 +77,9 @@ MainWindow::MainWindow(QWidget* parent)
     auto* timeline_bar = new QToolBar(tr("Timeline"), this);
     timeline_bar->setObjectName(QStringLiteral("timelineBar"));
     timeline_bar->setMovable(false);
+    navigation_ = new NavigationControls(workspace_, this);
+    timeline_bar->addAction(navigation_->backAction());
+    timeline_bar->addAction(navigation_->forwardAction());
     selector_ = new SnapshotSelector(timeline_, timeline_bar);
     timeline_bar->addWidget(selector_);
     addToolBar(Qt::TopToolBarArea, timeline_bar);
@@ -172,6 +176,9 @@ void MainWindow::buildMenus() {
     edit->addAction(find_action_);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(navigation_->backAction());
+    view->addAction(navigation_->forwardAction());
+    view->addSeparator();
     for (int p = 0; p < Workspace::kPanelCount; ++p) {
         const auto panel = static_cast<Workspace::Panel>(p);
         QAction* action = view->addAction(Workspace::panelName(panel));

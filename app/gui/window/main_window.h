@@ -32,6 +32,7 @@ namespace refscope::app {
 
 class EmptyState;
 class LiveControls;
+class NavigationControls;
 class RecentFiles;
 class SnapshotLoader;
 class SnapshotSelector;
@@ -125,6 +126,7 @@ private:
     ComparisonJob* comparison_job_;
     RecentFiles* recent_;
     LiveControls* live_ = nullptr;
+    NavigationControls* navigation_ = nullptr;
 
     QStackedWidget* pages_ = nullptr;
     EmptyState* empty_state_ = nullptr;

@@ -5,7 +5,7 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -14,14 +14,14 @@
 
 namespace refscope::app {
 
-// Objects whose type is called `type_name` and, when `mark` is not empty,
-// whose byte in `mark` (one per node) is nonzero. Increasing ids.
+// Objects whose type is called `type_name` and, when `keep` is set, for
+// which it returns true. Increasing ids.
 std::vector<uint32_t> objects_of_type(const Snapshot& snapshot, std::string_view type_name,
-                                      std::span<const uint8_t> mark = {});
+                                      const std::function<bool(uint32_t)>& keep = {});
 
 // The objects a suspect row accuses: those of its type with evidence against
-// them (LeakSuspects::node_column); for a low-confidence row, which the
-// column never marks, every object of the type.
+// them in a row of its confidence (LeakSuspects::node_column for a high row,
+// in_low_confidence_row for a low one), not every object of the type.
 std::vector<uint32_t> objects_of_suspect(const Snapshot& snapshot, const analysis::LeakSuspects& suspects,
                                          const analysis::SuspectGroup& row);
 

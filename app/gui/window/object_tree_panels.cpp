@@ -9,6 +9,8 @@
 #include "models/retained_tree_model.h"
 #include "models/retainers_tree_model.h"
 #include "refscope/analysis/descriptions.h"
+#include "refscope/analysis/graph_index.h"
+#include "refscope/analysis/snapshot_analysis.h"
 
 namespace refscope::app {
 
@@ -68,9 +70,18 @@ void RetainersPanel::showObject(uint32_t node) {
     caption_->setText(tr("Who holds <b>%1</b>? Opened along its path from a root; double-click an object to "
                          "select it.")
                           .arg(object_name(model_->analysis(), model_->target()).toHtmlEscaped()));
+    // The chain is the first child at every level, so it reads downwards
+    // from the target, which stays in view at the top. Its root end is
+    // opened only to show its root records when it has few other referrers:
+    // a module's __dict__ would add every function's `.__globals__`.
+    constexpr uint32_t kFewReferrers = 20;
     const QModelIndexList chain = model_->revealChainToRoot();
-    for (const QModelIndex& index : chain) view_->expand(index);
-    if (!chain.isEmpty()) view_->scrollTo(chain.back());
+    for (qsizetype i = 0; i < chain.size(); ++i) {
+        const bool root_end = i > 0 && i + 1 == chain.size();
+        if (root_end && model_->analysis()->index().in_degree(model_->nodeAt(chain[i])) > kFewReferrers) break;
+        view_->expand(chain[i]);
+    }
+    if (!chain.isEmpty()) view_->scrollTo(chain.front(), QAbstractItemView::PositionAtTop);
     view_->resizeColumnToContents(RetainersTreeModel::ViaColumn);
 }
 

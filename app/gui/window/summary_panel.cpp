@@ -24,7 +24,12 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     group_by_ = new QComboBox(this);
     group_by_->setObjectName(QStringLiteral("summaryGroupBy"));
     group_by_->addItem(tr("type"), static_cast<int>(analysis::GroupBy::Type));
-    group_by_->addItem(tr("module"), static_cast<int>(analysis::GroupBy::Module));
+    group_by_->addItem(tr("type's module"), static_cast<int>(analysis::GroupBy::Module));
+    group_by_->setItemData(1,
+                           tr("The module that defines each object's type: builtins for every dict, list and "
+                              "str. A module object counts towards itself. What a module keeps alive is its "
+                              "retained size: the Retained view."),
+                           Qt::ToolTipRole);
     totals_ = new QLabel(this);
     totals_->setObjectName(QStringLiteral("summaryTotals"));
 

@@ -104,6 +104,8 @@ void Workspace::setAnalysis(AnalysisPtr analysis) {
     analysis_ = std::move(analysis);
     comparison_.reset();
     selected_ = kNoNode;
+    history_.clear();
+    emit historyChanged();
     filter_bar_->setAnalysis(analysis_);
     suspects_panel_->setAnalysis(analysis_);
     summary_panel_->setAnalysis(analysis_);
@@ -155,6 +157,14 @@ bool Workspace::busy() const { return summary_panel_->busy() || filter_bar_->bus
 
 void Workspace::selectObject(uint32_t node) { select(node, Origin::Elsewhere); }
 
+void Workspace::goBack() {
+    if (const auto node = history_.back()) select(*node, Origin::History);
+}
+
+void Workspace::goForward() {
+    if (const auto node = history_.forward()) select(*node, Origin::History);
+}
+
 void Workspace::select(uint32_t node, Origin origin) {
     if (!analysis_ || node >= analysis_->snapshot().node_count()) node = kNoNode;
     selected_ = node;
@@ -169,6 +179,8 @@ void Workspace::select(uint32_t node, Origin origin) {
     } else if (node != kNoNode) {
         graph_->showObject(node);
     }
+    if (origin != Origin::History && node != kNoNode) history_.visit(node);
+    emit historyChanged();
     emit objectSelected(node);
 }
 

@@ -26,6 +26,7 @@
 #include "refscope/snapshot.h"
 #include "session/analysis_ptr.h"
 #include "session/comparison.h"
+#include "window/selection_history.h"
 
 class QSplitter;
 class QTabWidget;
@@ -64,6 +65,10 @@ public:
     const ComparisonPtr& comparison() const { return comparison_; }
 
     uint32_t selectedObject() const { return selected_; }
+    // Back and forward over the selections in this snapshot (Alt+Left/Right,
+    // the mouse's side buttons: NavigationControls).
+    bool canGoBack() const { return history_.canGoBack(); }
+    bool canGoForward() const { return history_.canGoForward(); }
     // The selected object's path as plain text, "" without a selection.
     QString pathText() const;
     // Leak suspects shown (with the comparison's evidence when there is one).
@@ -99,10 +104,13 @@ public:
 public slots:
     // Makes `node` the selection of every object panel (kNoNode clears).
     void selectObject(uint32_t node);
+    void goBack();
+    void goForward();
     void copyPathAsText() const;
 
 signals:
     void objectSelected(uint32_t node);
+    void historyChanged();
     // One line for the status bar (filter results, export outcomes).
     void message(const QString& text);
 
@@ -112,7 +120,8 @@ protected:
 private:
     void applyState(const QByteArray& state);
     // Where a selection came from: that view already shows it.
-    enum class Origin { Elsewhere, Graph, Objects };
+    // History: back or forward, which must not become a new step.
+    enum class Origin { Elsewhere, Graph, Objects, History };
     void select(uint32_t node, Origin origin);
     QWidget* panelWidget(Panel panel) const;
     void onFilterChanged(const FilterResult& result);
@@ -121,6 +130,7 @@ private:
     AnalysisPtr analysis_;
     ComparisonPtr comparison_;
     uint32_t selected_ = kNoNode;
+    SelectionHistory history_;
     QByteArray pending_state_;
 
     QSplitter* main_splitter_;

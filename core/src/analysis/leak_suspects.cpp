@@ -104,7 +104,7 @@ LeakSuspects::LeakSuspects(const SuspectInputs& in, const SuspectOptions& option
     node_kinds_.assign(n_nodes, 0);
     std::vector<uint8_t>& kinds = node_kinds_;  // the full bits until the end
     const detail::SuspectEvidence evidence = detail::gather_suspect_evidence(in, options, kinds);
-    groups_ = detail::fold_suspect_rows(in, options, evidence, kinds);
+    groups_ = detail::fold_suspect_rows(in, options, evidence, kinds, low_confidence_);
     for (const SuspectGroup& g : groups_) {
         if (g.confidence == SuspectConfidence::High) ++high_count_;
     }

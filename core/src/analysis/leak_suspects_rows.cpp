@@ -393,10 +393,44 @@ void explain_row(const RowContext& x, size_t r, SuspectGroup& row) {
     if (!row.allocation_text.empty()) row.reason += "; allocated: " + row.allocation_text;
 }
 
+// Per node: is one of its dominators (not only the immediate one) in the
+// same row? Such a node's retained bytes are already inside that
+// dominator's, so a row adds them once: a tuple under a list under a tuple
+// of one row is not counted twice (a row never retains more than the heap).
+// One walk of the dominator tree, counting each row's members on the way down.
+std::vector<uint8_t> nested_in_own_row(const DominatorTree& dom, const std::vector<uint32_t>& node_row,
+                                       size_t row_count) {
+    const uint32_t n_nodes = static_cast<uint32_t>(node_row.size());
+    std::vector<uint8_t> nested(n_nodes, 0);
+    std::vector<uint32_t> open_in_row(row_count, 0);
+    struct Frame {
+        uint32_t node;
+        size_t next_child;
+    };
+    std::vector<Frame> stack{{kSuperRoot, 0}};
+    while (!stack.empty()) {
+        Frame& top = stack.back();
+        const auto children = dom.children(top.node);
+        if (top.next_child == children.size()) {
+            if (top.node < n_nodes && node_row[top.node] != kNoNode) --open_in_row[node_row[top.node]];
+            stack.pop_back();
+            continue;
+        }
+        const uint32_t child = children[top.next_child++];
+        if (child < n_nodes && node_row[child] != kNoNode) {
+            nested[child] = open_in_row[node_row[child]] > 0;
+            ++open_in_row[node_row[child]];
+        }
+        stack.push_back({child, 0});
+    }
+    return nested;
+}
+
 }  // namespace
 
 std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const SuspectOptions& options,
-                                            const SuspectEvidence& ev, std::vector<uint8_t>& kinds) {
+                                            const SuspectEvidence& ev, std::vector<uint8_t>& kinds,
+                                            std::vector<bool>& low_confidence) {
     const Snapshot& s = in.index->snapshot();
     const uint32_t n_nodes = in.index->node_count();
     const DominatorTree& dom = *in.dominators;
@@ -426,6 +460,7 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
     for (uint32_t n = 0; n < n_nodes; ++n) {
         if (kinds[n]) node_row[n] = row_of(n);
     }
+    const std::vector<uint8_t> nested_in_row = nested_in_own_row(dom, node_row, row_count);
     std::vector<uint64_t> holder_pairs;
     std::vector<uint64_t> cycle_pairs;
     std::vector<uint64_t> lead_pairs;  // (row, lead holder)
@@ -442,8 +477,7 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
         row.kinds |= k;
         ++row.objects;
         row.shallow_bytes += s.node_size[n];
-        const uint32_t idom = dom.idom(n);
-        const bool nested = idom < n_nodes && node_row[idom] == r;
+        const bool nested = nested_in_row[n] != 0;
         // Objects the dominator tree does not reach (a cycle only an
         // invisible edge keeps) retain at least themselves.
         const uint64_t retained = dom.reachable(n) ? dom.retained_size(n) : s.node_size[n];
@@ -539,8 +573,12 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
         if (a.type != b.type) return a.type < b.type;
         return a.representative < b.representative;
     });
+    low_confidence.assign(n_nodes, false);
     for (uint32_t n = 0; n < n_nodes; ++n) {
-        if (kinds[n]) kinds[n] = row_of(n) & 1 ? 0 : kinds[n];
+        if (kinds[n] && (row_of(n) & 1)) {
+            kinds[n] = 0;
+            low_confidence[n] = true;
+        }
     }
     return groups;
 }

@@ -86,8 +86,9 @@ void find_growth_leads(const SuspectInputs& in, const SuspectOptions& options, c
 
 // Folds the evidence into rows per (type name, confidence), writes their
 // reasons and scores, and returns them in order; then clears the kinds of
-// nodes in low-confidence rows.
+// nodes in low-confidence rows and marks them in `low_confidence` instead.
 std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const SuspectOptions& options,
-                                            const SuspectEvidence& ev, std::vector<uint8_t>& kinds);
+                                            const SuspectEvidence& ev, std::vector<uint8_t>& kinds,
+                                            std::vector<bool>& low_confidence);
 
 }  // namespace refscope::analysis::detail

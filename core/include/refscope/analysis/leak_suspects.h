@@ -203,6 +203,13 @@ public:
     // high-confidence row, 0 otherwise. FilterContext::suspect reads it.
     std::span<const uint8_t> node_column() const { return node_kinds_; }
 
+    // Whether the node is one of a low-confidence row's objects (which
+    // node_column leaves 0): a low row of type `type` lists these, not every
+    // type object. A bit per node.
+    bool in_low_confidence_row(uint32_t node) const {
+        return node < low_confidence_.size() && low_confidence_[node];
+    }
+
     // Rows by type name (the first with that name: high before low), or null.
     const SuspectGroup* find(std::string_view type) const;
 
@@ -216,6 +223,7 @@ public:
 private:
     std::vector<SuspectGroup> groups_;
     std::vector<uint8_t> node_kinds_;
+    std::vector<bool> low_confidence_;
     size_t high_count_ = 0;
 };
 
