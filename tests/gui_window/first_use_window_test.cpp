@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTableView>
 #include <QTreeView>
 #include <QtTest>
 
@@ -21,7 +22,11 @@
 #include "window/main_window.h"
 #include "models/retainers_tree_model.h"
 #include "window/object_tree_panels.h"
+#include "models/diff_model.h"
+#include "models/type_summary_model.h"
+#include "window/diff_panel.h"
 #include "window/objects_panel.h"
+#include "window/summary_panel.h"
 #include "window/suspects_panel.h"
 #include "window/workspace.h"
 #include "window_test_support.h"
@@ -110,6 +115,7 @@ private slots:
     void windowShortcutsWorkInTheFilterField();
     void retainersOpenAtTheSelection();
     void backAndForwardOverSelections();
+    void keyColumnsFitTheWindow();
 };
 
 // Defect B: choosing the low-confidence row listed every object of its type
@@ -253,6 +259,68 @@ void FirstUseWindowTest::backAndForwardOverSelections() {
     QVERIFY(open_snapshot(window, other, big_and_small()));
     QVERIFY(!back->isEnabled() || w->selectedObject() != kNoNode);
     QVERIFY(!forward->isEnabled());
+}
+
+// "Hidden columns": at 1280×800 and 1920×1080 each table shows its key
+// columns inside its viewport (Retained with its unit), on the checked-in
+// scenario with a baseline. The screenshots are kept for a person to look at.
+void FirstUseWindowTest::keyColumnsFitTheWindow() {
+    MainWindow window;
+    window.show();
+    window.openFiles({testing::data_file("app-registry-1.rscope"), testing::data_file("app-registry-2.rscope")});
+    QVERIFY(testing::wait_settled(window));
+    QVERIFY(window.selectTopSuspect());
+    QVERIFY(testing::wait_settled(window));
+    Workspace* w = window.workspace();
+    struct Table {
+        Workspace::Panel panel;
+        QTableView* view;
+        std::vector<int> key_columns;
+        int bytes_column;
+    };
+    const std::vector<Table> tables{
+        {Workspace::Panel::Suspects, w->suspectsPanel()->view(),
+         {SuspectsModel::TypeColumn, SuspectsModel::ConfidenceColumn, SuspectsModel::ObjectsColumn,
+          SuspectsModel::RetainedBytesColumn, SuspectsModel::ScoreColumn},
+         SuspectsModel::RetainedBytesColumn},
+        {Workspace::Panel::Summary, w->summaryPanel()->view(),
+         {TypeSummaryModel::NameColumn, TypeSummaryModel::ObjectsColumn, TypeSummaryModel::ShallowBytesColumn,
+          TypeSummaryModel::RetainedBytesColumn, TypeSummaryModel::DeltaObjectsColumn,
+          TypeSummaryModel::DeltaBytesColumn},
+         TypeSummaryModel::RetainedBytesColumn},
+        {Workspace::Panel::Diff, w->diffPanel()->view(),
+         {DiffModel::TypeColumn, DiffModel::DeltaObjectsColumn, DiffModel::DeltaBytesColumn, DiffModel::NewColumn},
+         DiffModel::DeltaBytesColumn},
+        {Workspace::Panel::Objects, w->objectsPanel()->view(),
+         {ObjectTableModel::AddressColumn, ObjectTableModel::TypeColumn, ObjectTableModel::PreviewColumn,
+          ObjectTableModel::SizeColumn, ObjectTableModel::RetainedColumn},
+         ObjectTableModel::RetainedColumn},
+    };
+    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+        window.resize(size);
+        for (const Table& t : tables) {
+            w->showPanel(t.panel);
+            QVERIFY(t.view->model()->rowCount() > 0);
+            const auto fits = [&] {
+                for (const int c : t.key_columns) {
+                    if (t.view->isColumnHidden(c) || t.view->columnWidth(c) < 30) return false;
+                    if (t.view->columnViewportPosition(c) + t.view->columnWidth(c) > t.view->viewport()->width()) {
+                        return false;
+                    }
+                }
+                return true;
+            };
+            QTRY_VERIFY2(fits(), qPrintable(QStringLiteral("%1 at %2×%3").arg(t.view->objectName())
+                                                .arg(size.width()).arg(size.height())));
+            // The unit is part of the text: "29.2 KiB", "-3 B".
+            const QString bytes = t.view->model()->index(0, t.bytes_column).data().toString();
+            QVERIFY2(bytes.endsWith(QLatin1Char('B')), qPrintable(bytes));
+        }
+        w->showPanel(Workspace::Panel::Suspects);
+        const QString file = testing::output_file(
+            qPrintable(QStringLiteral("first-use-%1x%2.png").arg(size.width()).arg(size.height())));
+        QVERIFY(window.grab().save(file, "PNG"));
+    }
 }
 
 int main(int argc, char** argv) {

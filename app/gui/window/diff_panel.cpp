@@ -1,5 +1,6 @@
 #include "window/diff_panel.h"
 
+#include "window/column_fit.h"
 #include "window/row_table_view.h"
 
 #include <QHeaderView>
@@ -21,7 +22,11 @@ DiffPanel::DiffPanel(QWidget* parent) : QWidget(parent) {
     caption_->setObjectName(QStringLiteral("diffCaption"));
     caption_->setWordWrap(true);
     view_ = make_row_table(this, QStringLiteral("diffView"), model_, -1, Qt::AscendingOrder);
-    view_->setColumnWidth(DiffModel::TypeColumn, 220);
+    // The changes first: what grew is the question.
+    new ColumnFit(view_,
+                  {DiffModel::TypeColumn, DiffModel::DeltaObjectsColumn, DiffModel::DeltaBytesColumn,
+                   DiffModel::NewColumn},
+                  {DiffModel::TypeColumn});
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);

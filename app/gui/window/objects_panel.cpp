@@ -1,5 +1,6 @@
 #include "window/objects_panel.h"
 
+#include "window/column_fit.h"
 #include "window/row_table_view.h"
 
 #include <QHeaderView>
@@ -20,9 +21,10 @@ ObjectsPanel::ObjectsPanel(QWidget* parent) : QWidget(parent) {
     caption_->setObjectName(QStringLiteral("objectsCaption"));
     view_ = make_row_table(this, QStringLiteral("objectsView"), model_, ObjectTableModel::RetainedColumn,
                            Qt::DescendingOrder);
-    view_->setColumnWidth(ObjectTableModel::AddressColumn, 130);
-    view_->setColumnWidth(ObjectTableModel::TypeColumn, 170);
-    view_->setColumnWidth(ObjectTableModel::PreviewColumn, 220);
+    new ColumnFit(view_,
+                  {ObjectTableModel::AddressColumn, ObjectTableModel::TypeColumn, ObjectTableModel::PreviewColumn,
+                   ObjectTableModel::SizeColumn, ObjectTableModel::RetainedColumn},
+                  {ObjectTableModel::TypeColumn, ObjectTableModel::PreviewColumn});
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);

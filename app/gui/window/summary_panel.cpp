@@ -1,5 +1,6 @@
 #include "window/summary_panel.h"
 
+#include "window/column_fit.h"
 #include "window/row_table_view.h"
 
 #include <QComboBox>
@@ -36,7 +37,11 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     // Biggest first, as `refscope-cli summary` prints it.
     view_ = make_row_table(this, QStringLiteral("summaryView"), model_,
                            TypeSummaryModel::ShallowBytesColumn, Qt::DescendingOrder);
-    view_->setColumnWidth(TypeSummaryModel::NameColumn, 260);
+    new ColumnFit(view_,
+                  {TypeSummaryModel::NameColumn, TypeSummaryModel::ObjectsColumn, TypeSummaryModel::ShallowBytesColumn,
+                   TypeSummaryModel::RetainedBytesColumn, TypeSummaryModel::DeltaObjectsColumn,
+                   TypeSummaryModel::DeltaBytesColumn},
+                  {TypeSummaryModel::NameColumn});
 
     auto* top = new QHBoxLayout;
     auto* label = new QLabel(tr("Group &by:"), this);

@@ -1,5 +1,6 @@
 #include "window/suspects_panel.h"
 
+#include "window/column_fit.h"
 #include "window/row_table_view.h"
 
 #include <QHeaderView>
@@ -25,7 +26,10 @@ SuspectsPanel::SuspectsPanel(QWidget* parent) : QWidget(parent) {
 
     // The ranking's own order until a header is clicked.
     view_ = make_row_table(this, QStringLiteral("suspectsView"), model_, -1, Qt::AscendingOrder);
-    view_->setColumnWidth(SuspectsModel::TypeColumn, 220);
+    new ColumnFit(view_,
+                  {SuspectsModel::TypeColumn, SuspectsModel::ConfidenceColumn, SuspectsModel::ObjectsColumn,
+                   SuspectsModel::RetainedBytesColumn, SuspectsModel::ScoreColumn},
+                  {SuspectsModel::TypeColumn});
     view_->setColumnWidth(SuspectsModel::EvidenceColumn, 240);
 
     reason_ = new QLabel(this);

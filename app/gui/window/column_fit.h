@@ -1,0 +1,43 @@
+// Keeps a table's key columns inside its viewport, as issue 16 asks of every
+// table at 1280×800: the leading columns (in visual order) that must be seen
+// get the width their header and visible cells need, and the text columns
+// among them (a type name, a preview) give up width, down to a minimum,
+// when those do not fit; their text is elided in the middle, the whole of it
+// in the tooltip. Columns after the key ones keep the rest of the row and
+// may scroll. Refitted when the view is resized and when the model resets,
+// never per row: it measures only the rows on screen.
+#pragma once
+
+#include <vector>
+
+#include <QObject>
+
+class QTableView;
+
+namespace refscope::app {
+
+class ColumnFit : public QObject {
+    Q_OBJECT
+public:
+    // `key_columns`: model columns, shown in this order before all others;
+    // `text_columns`: those among them that may shrink.
+    ColumnFit(QTableView* view, std::vector<int> key_columns, std::vector<int> text_columns);
+
+    // Narrowest a text column gets, in pixels.
+    static constexpr int kMinTextWidth = 90;
+
+    void fit();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void scheduleFit();
+
+    QTableView* view_;
+    std::vector<int> key_columns_;
+    std::vector<int> text_columns_;
+    bool pending_ = false;
+};
+
+}  // namespace refscope::app
