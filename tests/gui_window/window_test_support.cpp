@@ -6,6 +6,7 @@
 
 #include <QEventLoop>
 #include <QTimer>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
@@ -44,6 +45,10 @@ void isolate_settings() {
     static QTemporaryDir config;
     qputenv("XDG_CONFIG_HOME", config.path().toLocal8Bit());
     QStandardPaths::setTestModeEnabled(true);
+    // Test mode puts QSettings in ~/.qttest/config, one file for every test
+    // process: two window tests running at once (ctest -j2) shared their
+    // recent files. The process's own folder instead.
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, config.path());
     QCoreApplication::setOrganizationName(QStringLiteral("refscope-tests"));
     QCoreApplication::setApplicationName(QStringLiteral("refscope-window-tests"));
 }

@@ -37,14 +37,18 @@ public:
 }  // namespace
 
 ColumnFit::ColumnFit(QTableView* view, std::vector<int> key_columns, std::vector<int> text_columns)
-    : QObject(view), view_(view), key_columns_(std::move(key_columns)), text_columns_(std::move(text_columns)) {
+    : QObject(view),
+      view_(view),
+      viewport_(view->viewport()),
+      key_columns_(std::move(key_columns)),
+      text_columns_(std::move(text_columns)) {
     view_->setTextElideMode(Qt::ElideMiddle);
     view_->setItemDelegate(new ElidedTextDelegate(view_));
     QHeaderView* header = view_->horizontalHeader();
     for (int visual = 0; visual < static_cast<int>(key_columns_.size()); ++visual) {
         header->moveSection(header->visualIndex(key_columns_[static_cast<size_t>(visual)]), visual);
     }
-    view_->viewport()->installEventFilter(this);
+    viewport_->installEventFilter(this);
     QAbstractItemModel* model = view_->model();
     connect(model, &QAbstractItemModel::modelReset, this, &ColumnFit::scheduleFit);
     connect(model, &QAbstractItemModel::rowsInserted, this, &ColumnFit::scheduleFit);
@@ -52,7 +56,7 @@ ColumnFit::ColumnFit(QTableView* view, std::vector<int> key_columns, std::vector
 }
 
 bool ColumnFit::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == view_->viewport() && event->type() == QEvent::Resize) scheduleFit();
+    if (watched == viewport_ && event->type() == QEvent::Resize) scheduleFit();
     return false;
 }
 

@@ -13,6 +13,7 @@
 #include <QObject>
 
 class QTableView;
+class QWidget;
 
 namespace refscope::app {
 
@@ -35,6 +36,9 @@ private:
     void scheduleFit();
 
     QTableView* view_;
+    // Kept, not asked of view_ in eventFilter: the viewport still gets
+    // events while the view is being destroyed, when view_ is no longer one.
+    QWidget* viewport_;
     std::vector<int> key_columns_;
     std::vector<int> text_columns_;
     bool pending_ = false;
