@@ -313,19 +313,29 @@ TEST(GraphRender, LayoutPositionsForAScene) {
     }
 }
 
-TEST(GraphRender, HostileTextIsSanitized) {
+// Two nodes with these lines (the second `second_lines`, or the first's
+// again), the first → the second labelled `label`; both in `cluster`.
+Subgraph two_nodes(std::vector<std::string> lines, std::vector<std::string> second_lines, std::string label,
+                   uint32_t cluster = analysis::kNoCluster) {
     Subgraph g;
     analysis::SubgraphNode n;
     n.node = 0;
-    n.lines = {std::string("bad\xff\x01type\\N"), "</B></FONT><TABLE>"};
+    n.cluster = cluster;
+    n.lines = std::move(lines);
     n.tooltip = "tip \\N \\G";
     g.nodes.push_back(n);
+    if (!second_lines.empty()) n.lines = std::move(second_lines);
     g.nodes.push_back(n);
     analysis::SubgraphEdge e;
     e.from = 0;
     e.to = 1;
-    e.label = "['\\n']";
+    e.label = std::move(label);
     g.edges.push_back(e);
+    return g;
+}
+
+TEST(GraphRender, HostileTextIsSanitized) {
+    Subgraph g = two_nodes({std::string("bad\xff\x01type\\N"), "</B></FONT><TABLE>"}, {}, "['\\n']");
     const std::string dot = render_dot(g);
     EXPECT_TRUE(contains(dot, "bad\uFFFD\uFFFDtype\\N"));
     EXPECT_TRUE(contains(dot, "&lt;/B&gt;&lt;/FONT&gt;&lt;TABLE&gt;"));
@@ -345,20 +355,8 @@ TEST(GraphRender, HostileTextIsSanitized) {
 // name instead of its text; the SVG would show "n0", not the object.
 TEST(GraphRender, EmptyTextAndXmlNoncharactersStillMakeLabels) {
     const int rejected_before = graphviz_rejected_labels();
-    Subgraph g;
+    Subgraph g = two_nodes({"", "", "root: ", "keep\xEF\xBF\xBEme\xEF\xBF\xBF"}, {"second"}, "x", 0);
     g.clusters.push_back({"", 2});
-    analysis::SubgraphNode n;
-    n.node = 0;
-    n.cluster = 0;
-    n.lines = {"", "", "root: ", "keep\xEF\xBF\xBEme\xEF\xBF\xBF"};
-    g.nodes.push_back(n);
-    n.lines = {"second"};
-    g.nodes.push_back(n);
-    analysis::SubgraphEdge e;
-    e.from = 0;
-    e.to = 1;
-    e.label = "x";
-    g.edges.push_back(e);
     const std::string svg = render(g, OutputFormat::Svg);
     EXPECT_TRUE(contains(svg, "keep\uFFFDme\uFFFD")) << svg;
     EXPECT_TRUE(contains(svg, ">second<"));
