@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -24,6 +25,7 @@
 #include "window/object_tree_panels.h"
 #include "models/diff_model.h"
 #include "models/type_summary_model.h"
+#include "window/column_fit.h"
 #include "window/diff_panel.h"
 #include "window/objects_panel.h"
 #include "window/summary_panel.h"
@@ -138,7 +140,9 @@ void FirstUseWindowTest::aLowConfidenceRowListsItsObjectsNotTheWholeType() {
         const uint32_t node = objects->model()->nodeAt(r);
         QVERIFY(window.timeline()->current()->dominators()->retained_count(node) > 200);
     }
-    // Defect A: no row claims more than the heap retains.
+    // Defect A, as a guard in the window (this heap has no member under a
+    // member; LeakSuspects.MembersUnderMembersOfTheSameRowCountOnce... is the
+    // test that failed before): no row claims more than the heap retains.
     const uint64_t heap = window.timeline()->current()->dominators()->retained_size(analysis::kSuperRoot);
     for (int r = 0; r < panel->model()->rowCount(); ++r) {
         QVERIFY2(panel->model()->groupAt(r)->retained_bytes <= heap, panel->model()->groupAt(r)->type.c_str());
@@ -203,11 +207,18 @@ void FirstUseWindowTest::retainersOpenAtTheSelection() {
     QCOMPARE(model->target(), c.leaky);
     const QModelIndex target = model->index(0, 0);
     QVERIFY(view->viewport()->rect().intersects(view->visualRect(target)));
-    // The chain is open down to the globals dict, which stays closed.
+    // The chain is open down to the globals dict, which stays closed: follow
+    // the one expanded object child of each level (or the last level's object).
     QModelIndex at = target;
     int depth = 0;
-    while (view->isExpanded(at) && model->rowCount(at) > 0) {
-        at = model->index(0, 0, at);
+    while (view->isExpanded(at)) {
+        QModelIndex next;
+        for (int r = 0; r < model->rowCount(at) && !next.isValid(); ++r) {
+            const QModelIndex child = model->index(r, 0, at);
+            if (model->nodeAt(child) != kNoNode) next = child;
+        }
+        if (!next.isValid()) break;
+        at = next;
         ++depth;
     }
     QCOMPARE(model->nodeAt(at), c.globals);
@@ -257,7 +268,7 @@ void FirstUseWindowTest::backAndForwardOverSelections() {
     // Ids mean nothing in another snapshot: its history starts empty.
     QTemporaryDir other;
     QVERIFY(open_snapshot(window, other, big_and_small()));
-    QVERIFY(!back->isEnabled() || w->selectedObject() != kNoNode);
+    QVERIFY(!back->isEnabled());
     QVERIFY(!forward->isEnabled());
 }
 
@@ -266,6 +277,9 @@ void FirstUseWindowTest::backAndForwardOverSelections() {
 // scenario with a baseline. The screenshots are kept for a person to look at.
 void FirstUseWindowTest::keyColumnsFitTheWindow() {
     MainWindow window;
+    // Sized before the files open: the first fit must follow the models
+    // (the summary's is replaced by one built on a worker), not a resize.
+    window.resize(1280, 800);
     window.show();
     window.openFiles({testing::data_file("app-registry-1.rscope"), testing::data_file("app-registry-2.rscope")});
     QVERIFY(testing::wait_settled(window));
@@ -315,6 +329,22 @@ void FirstUseWindowTest::keyColumnsFitTheWindow() {
             // The unit is part of the text: "29.2 KiB", "-3 B".
             const QString bytes = t.view->model()->index(0, t.bytes_column).data().toString();
             QVERIFY2(bytes.endsWith(QLatin1Char('B')), qPrintable(bytes));
+        }
+        // Regrouping replaces the summary's model (built on a worker): the
+        // new names get their width, not the old grouping's — a fit done
+        // now by hand changes nothing.
+        w->showPanel(Workspace::Panel::Summary);
+        auto* group_by = testing::find<QComboBox>(window, "summaryGroupBy");
+        QTableView* summary = w->summaryPanel()->view();
+        auto* fit = summary->findChild<ColumnFit*>();
+        QVERIFY(fit);
+        for (const int choice : {1, 0}) {  // type's module (short names), then type (long ones)
+            group_by->setCurrentIndex(choice);
+            QVERIFY(testing::wait_settled(window));
+            QTest::qWait(20);  // the fit waits for one turn of the event loop
+            const int automatic = summary->columnWidth(TypeSummaryModel::NameColumn);
+            fit->fit();
+            QCOMPARE(automatic, summary->columnWidth(TypeSummaryModel::NameColumn));
         }
         w->showPanel(Workspace::Panel::Suspects);
         const QString file = testing::output_file(

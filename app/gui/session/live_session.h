@@ -93,7 +93,8 @@ public:
     LiveSession(const LiveSession&) = delete;
     LiveSession& operator=(const LiveSession&) = delete;
 
-    // A new timestamped folder name under AppDataLocation/sessions (not created).
+    // A new timestamped folder name under ~/.local/share/refscope/sessions
+    // (GenericDataLocation; not created).
     static QString defaultSessionDir();
 
     // Starts listening. False, with errorString() one clear sentence, when

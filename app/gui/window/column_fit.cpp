@@ -49,10 +49,20 @@ ColumnFit::ColumnFit(QTableView* view, std::vector<int> key_columns, std::vector
         header->moveSection(header->visualIndex(key_columns_[static_cast<size_t>(visual)]), visual);
     }
     viewport_->installEventFilter(this);
-    QAbstractItemModel* model = view_->model();
-    connect(model, &QAbstractItemModel::modelReset, this, &ColumnFit::scheduleFit);
-    connect(model, &QAbstractItemModel::rowsInserted, this, &ColumnFit::scheduleFit);
-    connect(model, &QAbstractItemModel::headerDataChanged, this, &ColumnFit::scheduleFit);
+    followModel();
+}
+
+void ColumnFit::followModel() {
+    for (const QMetaObject::Connection& c : model_connections_) disconnect(c);
+    model_connections_.clear();
+    if (QAbstractItemModel* model = view_->model()) {
+        model_connections_ = {
+            connect(model, &QAbstractItemModel::modelReset, this, &ColumnFit::scheduleFit),
+            connect(model, &QAbstractItemModel::rowsInserted, this, &ColumnFit::scheduleFit),
+            connect(model, &QAbstractItemModel::headerDataChanged, this, &ColumnFit::scheduleFit),
+        };
+    }
+    scheduleFit();
 }
 
 bool ColumnFit::eventFilter(QObject* watched, QEvent* event) {

@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include <QMetaObject>
 #include <QObject>
 
 class QTableView;
@@ -28,6 +29,9 @@ public:
     static constexpr int kMinTextWidth = 90;
 
     void fit();
+    // Watches the view's model again (and fits) after QTableView::setModel:
+    // the summary panel replaces its model with one built on a worker thread.
+    void followModel();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -41,6 +45,7 @@ private:
     QWidget* viewport_;
     std::vector<int> key_columns_;
     std::vector<int> text_columns_;
+    std::vector<QMetaObject::Connection> model_connections_;
     bool pending_ = false;
 };
 

@@ -4,7 +4,7 @@
 // under xvfb-run), which the demo uses on machines without a display.
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <string_view>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -52,22 +52,43 @@ std::optional<int> help_or_version(const QCommandLineParser& parser) {
     return std::nullopt;
 }
 
+// The name of an option QGuiApplication/QApplication take themselves, with
+// one dash or two ("-platform", "--style=Fusion"), else "".
+std::string_view qt_gui_option(std::string_view argument) {
+    if (!argument.starts_with('-')) return {};
+    argument.remove_prefix(argument.starts_with("--") ? 2 : 1);
+    argument = argument.substr(0, argument.find('='));
+    for (const std::string_view name :
+         {"platform", "platformpluginpath", "platformtheme", "plugin", "qwindowgeometry", "qwindowicon",
+          "qwindowtitle", "reverse", "session", "display", "geometry", "style", "stylesheet", "widgetcount",
+          "dialogs", "fontengine", "nograb", "dograb", "sync", "qmljsdebugger", "testability"}) {
+        if (argument == name) return name;
+    }
+    return {};
+}
+
 // --help, --version and wrong arguments are answered before any window
 // system is touched (without a display, QApplication aborts the process):
-// parsed with a QCoreApplication, which needs none. Options only
-// QApplication knows (-platform, -style: one dash) would fail this parse;
-// with one of those present the parse after QApplication decides.
+// parsed with a QCoreApplication, which needs none, without the options
+// QApplication takes for itself (and their values), as QApplication would.
 // Returns the exit status when there is nothing more to do.
 std::optional<int> answer_without_display(int argc, char** argv) {
     QCoreApplication core(argc, argv);
+    QStringList arguments{QString::fromLocal8Bit(argv[0])};
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view option = qt_gui_option(argv[i]);
+        if (option.empty()) {
+            arguments << QString::fromLocal8Bit(argv[i]);
+            continue;
+        }
+        const bool has_value = std::string_view(argv[i]).find('=') == std::string_view::npos &&
+                               option != "reverse" && option != "nograb" && option != "dograb" &&
+                               option != "sync" && option != "testability";
+        if (has_value) ++i;
+    }
     QCommandLineParser parser;
     QString error;
-    if (refscope::app::parse_command_line(parser, QCoreApplication::arguments(), &error)) {
-        return help_or_version(parser);
-    }
-    for (int i = 1; i < argc; ++i) {
-        if (argv[i][0] == '-' && argv[i][1] != '-' && argv[i][1] != '\0') return std::nullopt;
-    }
+    if (refscope::app::parse_command_line(parser, arguments, &error)) return help_or_version(parser);
     print_error(error);
     return 2;
 }
@@ -81,7 +102,7 @@ bool has_display(int argc, char** argv) {
     };
     if (set("QT_QPA_PLATFORM") || set("DISPLAY") || set("WAYLAND_DISPLAY")) return true;
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "-platform") == 0) return true;
+        if (qt_gui_option(argv[i]) == "platform") return true;
     }
     return false;
 }

@@ -33,7 +33,8 @@ NavigationControls::NavigationControls(Workspace* workspace, QMainWindow* window
 }
 
 bool NavigationControls::eventFilter(QObject* watched, QEvent* event) {
-    if (event->type() != QEvent::MouseButtonPress) return false;
+    // A quick second press of the same button arrives as a double click.
+    if (event->type() != QEvent::MouseButtonPress && event->type() != QEvent::MouseButtonDblClick) return false;
     const auto button = static_cast<QMouseEvent*>(event)->button();
     if (button != Qt::BackButton && button != Qt::ForwardButton) return false;
     auto* widget = qobject_cast<QWidget*>(watched);

@@ -70,8 +70,9 @@ void RetainersPanel::showObject(uint32_t node) {
     caption_->setText(tr("Who holds <b>%1</b>? Opened along its path from a root; double-click an object to "
                          "select it.")
                           .arg(object_name(model_->analysis(), model_->target()).toHtmlEscaped()));
-    // The chain is the first child at every level, so it reads downwards
-    // from the target, which stays in view at the top. Its root end is
+    // At every level the chain comes first after the root-record and
+    // unexplained items, so it reads downwards from the target, which stays
+    // in view at the top. Its root end is
     // opened only to show its root records when it has few other referrers:
     // a module's __dict__ would add every function's `.__globals__`.
     constexpr uint32_t kFewReferrers = 20;

@@ -37,7 +37,7 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     // Biggest first, as `refscope-cli summary` prints it.
     view_ = make_row_table(this, QStringLiteral("summaryView"), model_,
                            TypeSummaryModel::ShallowBytesColumn, Qt::DescendingOrder);
-    new ColumnFit(view_,
+    column_fit_ = new ColumnFit(view_,
                   {TypeSummaryModel::NameColumn, TypeSummaryModel::ObjectsColumn, TypeSummaryModel::ShallowBytesColumn,
                    TypeSummaryModel::RetainedBytesColumn, TypeSummaryModel::DeltaObjectsColumn,
                    TypeSummaryModel::DeltaBytesColumn},
@@ -122,6 +122,7 @@ void SummaryPanel::install(QAbstractItemModel* built) {
     QItemSelectionModel* old_selection = view_->selectionModel();
     model_ = model;
     view_->setModel(model_);  // a new selection model: connect it again
+    column_fit_->followModel();
     old_selection->deleteLater();
     connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &SummaryPanel::onCurrentRowChanged);

@@ -25,6 +25,8 @@ class QTableView;
 
 namespace refscope::app {
 
+class ColumnFit;
+
 class ModelBuildJob;
 class TypeSummaryModel;
 
@@ -65,6 +67,7 @@ private:
     ModelBuildJob* build_job_;
     QComboBox* group_by_;
     QTableView* view_;
+    ColumnFit* column_fit_ = nullptr;
     QLabel* totals_;
 };
 
