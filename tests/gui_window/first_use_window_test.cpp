@@ -7,10 +7,12 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDialog>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTreeView>
 #include <QtTest>
 
@@ -118,6 +120,7 @@ private slots:
     void retainersOpenAtTheSelection();
     void backAndForwardOverSelections();
     void keyColumnsFitTheWindow();
+    void keyboardShortcutsAreListed();
 };
 
 // Defect B: choosing the low-confidence row listed every object of its type
@@ -234,6 +237,7 @@ void FirstUseWindowTest::backAndForwardOverSelections() {
     MainWindow window;
     DeepChain c = deep_chain();
     QVERIFY(open_snapshot(window, dir, c.snapshot));
+    QApplication::setActiveWindow(&window);  // window shortcuts need the active window
     Workspace* w = window.workspace();
     auto* back = window.findChild<QAction*>(QStringLiteral("goBack"));
     auto* forward = window.findChild<QAction*>(QStringLiteral("goForward"));
@@ -351,6 +355,29 @@ void FirstUseWindowTest::keyColumnsFitTheWindow() {
             qPrintable(QStringLiteral("first-use-%1x%2.png").arg(size.width()).arg(size.height())));
         QVERIFY(window.grab().save(file, "PNG"));
     }
+}
+
+// "No help beyond About": Help ▸ Keyboard Shortcuts (F1) lists the
+// window's shortcuts, read from its actions.
+void FirstUseWindowTest::keyboardShortcutsAreListed() {
+    MainWindow window;
+    window.show();
+    QApplication::setActiveWindow(&window);  // window shortcuts need the active window
+    QTest::keyClick(&window, Qt::Key_F1);
+    auto* dialog = window.findChild<QDialog*>(QStringLiteral("shortcutsDialog"));
+    QVERIFY(dialog && dialog->isVisible());
+    auto* table = dialog->findChild<QTableWidget*>(QStringLiteral("shortcutsTable"));
+    QVERIFY(table);
+    QMap<QString, QString> keys;
+    for (int r = 0; r < table->rowCount(); ++r) keys[table->item(r, 0)->text()] = table->item(r, 1)->text();
+    const auto native = [](QKeyCombination key) { return QKeySequence(key).toString(QKeySequence::NativeText); };
+    QCOMPARE(keys.value(QStringLiteral("Export Graph…")), native(Qt::CTRL | Qt::Key_E));
+    QCOMPARE(keys.value(QStringLiteral("Back")), native(Qt::ALT | Qt::Key_Left));
+    QCOMPARE(keys.value(QStringLiteral("Forward")), native(Qt::ALT | Qt::Key_Right));
+    QCOMPARE(keys.value(QStringLiteral("Filter Objects…")), native(Qt::CTRL | Qt::Key_F));
+    QCOMPARE(keys.value(QStringLiteral("Keyboard Shortcuts")), native(QKeyCombination(Qt::Key_F1)));
+    QVERIFY(keys.contains(QStringLiteral("Leak Suspects")));  // the panels' Alt+1..8
+    dialog->close();
 }
 
 int main(int argc, char** argv) {

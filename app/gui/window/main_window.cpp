@@ -32,6 +32,7 @@
 #include "window/live_controls.h"
 #include "window/navigation_controls.h"
 #include "window/recent_files.h"
+#include "window/shortcuts_dialog.h"
 #include "window/snapshot_selector.h"
 #include "window/workspace.h"
 
@@ -209,6 +210,11 @@ void MainWindow::buildMenus() {
     menuBar()->addMenu(live_->menu());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* shortcuts = help->addAction(tr("&Keyboard Shortcuts"));
+    shortcuts->setObjectName(QStringLiteral("showShortcuts"));
+    shortcuts->setShortcut(QKeySequence(Qt::Key_F1));
+    connect(shortcuts, &QAction::triggered, this, [this] { make_shortcuts_dialog(this)->show(); });
+    addAction(shortcuts);
     connect(help->addAction(tr("&About refscope")), &QAction::triggered, this, [this] {
         QMessageBox::about(this, tr("About refscope"),
                            tr("<h3>refscope %1</h3><p>Why is this object still alive? Heap snapshots of "
