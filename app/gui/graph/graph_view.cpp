@@ -1,5 +1,6 @@
 #include "graph/graph_view.h"
 
+#include <QFontInfo>
 #include <QKeyEvent>
 #include <QResizeEvent>
 #include <QWheelEvent>
@@ -25,6 +26,7 @@ double GraphView::zoom() const { return transform().m11(); }
 
 void GraphView::setZoom(double zoom) {
     keepFitted_ = false;
+    opening_ = false;
     applyZoom(zoom);
 }
 
@@ -40,6 +42,7 @@ void GraphView::applyZoom(double zoom) {
 // around the cursor (the view's transformation anchor).
 void GraphView::zoomAroundCentre(double zoom) {
     keepFitted_ = false;
+    opening_ = false;
     const ViewportAnchor anchor = transformationAnchor();
     setTransformationAnchor(AnchorViewCenter);
     applyZoom(zoom);
@@ -52,7 +55,17 @@ void GraphView::resetZoom() { zoomAroundCentre(1.0); }
 
 void GraphView::fitToWindow() {
     keepFitted_ = true;
+    opening_ = false;
     fitNow();
+}
+
+// 0 while there is nothing to fit or no size to fit it in (hidden, or just
+// shown): resizeEvent comes back later.
+double GraphView::fitZoom() const {
+    const QSize area = viewport()->size();
+    if (!scene() || sceneRect().isEmpty() || !isVisible() || area.width() < 2 || area.height() < 2) return 0;
+    const QRectF rect = sceneRect();
+    return std::min(kMaxFitZoom, std::min(area.width() / rect.width(), area.height() / rect.height()));
 }
 
 void GraphView::fitNow() {
@@ -60,18 +73,44 @@ void GraphView::fitNow() {
         applyZoom(1.0);
         return;
     }
-    const QRectF rect = sceneRect();
-    const QSize area = viewport()->size();
-    // Not laid out yet (hidden, or just shown): resizeEvent fits it later.
-    if (!isVisible() || area.width() < 2 || area.height() < 2) return;
-    const double fit = std::min(area.width() / rect.width(), area.height() / rect.height());
-    applyZoom(std::min(fit, kMaxFitZoom));
-    centerOn(rect.center());
+    const double fit = fitZoom();
+    if (fit <= 0) return;
+    applyZoom(fit);
+    centerOn(sceneRect().center());
+}
+
+double GraphView::readableZoom() const {
+    const double ui_pixels = QFontInfo(font()).pixelSize();
+    return std::clamp(ui_pixels / kNodeTextPixels, kMinZoom, kMaxFitZoom);
+}
+
+void GraphView::openAt(QPointF focus) {
+    focus_ = focus;
+    opening_ = true;
+    keepFitted_ = false;
+    openNow();
+}
+
+void GraphView::openNow() {
+    const double fit = fitZoom();
+    if (fit <= 0) return;  // no size yet
+    opening_ = false;
+    if (fit >= readableZoom()) {
+        keepFitted_ = true;
+        fitNow();
+        return;
+    }
+    applyZoom(readableZoom());
+    centerOn(focus_);
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {
     QGraphicsView::resizeEvent(event);
-    if (keepFitted_) fitNow();
+    if (opening_) {
+        openNow();
+    } else if (keepFitted_) {
+        fitNow();
+    }
 }
 
 void GraphView::centreOn(QPointF scenePoint) { centerOn(scenePoint); }
@@ -85,6 +124,7 @@ void GraphView::wheelEvent(QWheelEvent* event) {
     const double notches = event->angleDelta().y() / 120.0;
     if (notches != 0) {
         keepFitted_ = false;
+        opening_ = false;
         applyZoom(zoom() * std::pow(kZoomStep, notches));
     }
     event->accept();

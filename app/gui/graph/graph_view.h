@@ -23,6 +23,10 @@ public:
 
     double zoom() const;
     void setZoom(double zoom);  // clamped to [kMinZoom, kMaxZoom]
+    // The least zoom at which the nodes' text (kNodeTextPixels) is as tall
+    // as the UI font; never above kMaxFitZoom.
+    double readableZoom() const;
+    static constexpr double kNodeTextPixels = 10.0;  // graph_items.cpp's label fonts
 
 public slots:
     void zoomIn();
@@ -36,6 +40,10 @@ public slots:
     bool keepsFitted() const { return keepFitted_; }
     // Scrolls so that `scenePoint` is in the middle, keeping the zoom.
     void centreOn(QPointF scenePoint);
+    // A new drawing: fitted (and kept fitted) when the whole of it is
+    // readable that way, else at the readable zoom centred on `focus` (the
+    // selection), the rest a scroll away. Waits for the view's size.
+    void openAt(QPointF focus);
 
 signals:
     void zoomChanged(double zoom);
@@ -49,8 +57,12 @@ private:
     void applyZoom(double zoom);
     void zoomAroundCentre(double zoom);
     void fitNow();
+    void openNow();
+    double fitZoom() const;
 
     bool keepFitted_ = false;
+    bool opening_ = false;  // openAt waits for a size
+    QPointF focus_;
 };
 
 }  // namespace refscope::app

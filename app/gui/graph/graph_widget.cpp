@@ -249,7 +249,14 @@ void GraphWidget::showResult(GraphDataPtr graph) {
     scene_->selectNode(selected_);
     updateEmptyState();
     if (fitOnResult_) {
-        view_->fitToWindow();
+        // Readable first: the whole drawing when it reads that way, else
+        // the selection at a readable zoom.
+        const GraphNodeItem* focus = scene_->nodeItemFor(selected_);
+        if (focus) {
+            view_->openAt(focus->pos());
+        } else {
+            view_->fitToWindow();
+        }
         fitOnResult_ = false;
     } else {
         view_->keepZoom();
