@@ -84,12 +84,14 @@ void ColumnFit::fit() {
     const int available = view_->viewport()->width();
     if (available <= 0) return;
     QHeaderView* header = view_->horizontalHeader();
+    const auto is_text = [&](int column) {
+        return std::find(text_columns_.begin(), text_columns_.end(), column) != text_columns_.end();
+    };
     std::vector<int> widths;
     int total = 0;
     int text_total = 0;
     for (const int column : key_columns_) {
-        const bool text =
-            std::find(text_columns_.begin(), text_columns_.end(), column) != text_columns_.end();
+        const bool text = is_text(column);
         // Public on QAbstractItemView (QTableView hides it): the rows on screen.
         const QAbstractItemView* cells = view_;
         int width = std::max(header->sectionSizeHint(column), cells->sizeHintForColumn(column));
@@ -103,8 +105,7 @@ void ColumnFit::fit() {
     // to its width, none below the minimum.
     const int excess = total - available;
     for (size_t i = 0; excess > 0 && i < key_columns_.size(); ++i) {
-        const int column = key_columns_[i];
-        if (std::find(text_columns_.begin(), text_columns_.end(), column) == text_columns_.end()) continue;
+        if (!is_text(key_columns_[i])) continue;
         const int share = text_total == 0 ? 0 : static_cast<int>(int64_t{excess} * widths[i] / text_total) + 1;
         widths[i] = std::max(kMinTextWidth, widths[i] - share);
     }

@@ -71,8 +71,10 @@ std::string_view qt_gui_option(std::string_view argument) {
 // system is touched (without a display, QApplication aborts the process):
 // parsed with a QCoreApplication, which needs none, without the options
 // QApplication takes for itself (and their values), as QApplication would.
-// Returns the exit status when there is nothing more to do.
-std::optional<int> answer_without_display(int argc, char** argv) {
+// Returns the exit status when there is nothing more to do, else fills
+// `options`: the one parse of the command line.
+std::optional<int> parse_without_display(int argc, char** argv,
+                                         std::optional<refscope::app::LaunchOptions>& options) {
     QCoreApplication core(argc, argv);
     QStringList arguments{QString::fromLocal8Bit(argv[0])};
     for (int i = 1; i < argc; ++i) {
@@ -88,7 +90,8 @@ std::optional<int> answer_without_display(int argc, char** argv) {
     }
     QCommandLineParser parser;
     QString error;
-    if (refscope::app::parse_command_line(parser, arguments, &error)) return help_or_version(parser);
+    options = refscope::app::parse_command_line(parser, arguments, &error);
+    if (options) return help_or_version(parser);
     print_error(error);
     return 2;
 }
@@ -111,7 +114,8 @@ bool has_display(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     qt_handler = qInstallMessageHandler(filter_messages);
-    if (const std::optional<int> status = answer_without_display(argc, argv)) return *status;
+    std::optional<refscope::app::LaunchOptions> options;
+    if (const std::optional<int> status = parse_without_display(argc, argv, options)) return *status;
     if (!has_display(argc, argv)) {
         std::fprintf(stderr,
                      "refscope: no display (DISPLAY and WAYLAND_DISPLAY are not set). Run it in a desktop "
@@ -123,15 +127,6 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("refscope"));
     QApplication::setApplicationVersion(QStringLiteral(REFSCOPE_VERSION));
     QApplication::setDesktopFileName(QStringLiteral("refscope"));
-
-    QCommandLineParser parser;
-    QString error;
-    const auto options = refscope::app::parse_command_line(parser, QApplication::arguments(), &error);
-    if (!options) {
-        print_error(error);
-        return 2;
-    }
-    if (const std::optional<int> status = help_or_version(parser)) return *status;
 
     refscope::app::MainWindow window;
     if (options->windowSize.isValid()) window.resize(options->windowSize);
