@@ -72,6 +72,7 @@ HopReport hop_report(const SnapshotAnalysis& a, uint32_t edge, uint32_t node) {
     hop.owned = (s.edge_flags[edge] & format::kEdgeOwned) != 0;
     hop.gc_visible = (s.edge_flags[edge] & format::kEdgeGcVisible) != 0;
     hop.gc_invisible = a.index().hidden_from_gc(edge);
+    hop.inferred = (s.edge_flags[edge] & format::kEdgeInferred) != 0;
     hop.node = node_report(s, a.roots(), node);
     return hop;
 }

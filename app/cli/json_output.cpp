@@ -51,6 +51,7 @@ void write_hops(JsonWriter& json, const std::vector<HopReport>& hops) {
         json.field("owned", hop.owned);
         json.field("gc_visible", hop.gc_visible);
         json.field("gc_invisible", hop.gc_invisible);
+        json.field("inferred", hop.inferred);
         json.key("node");
         write_node(json, hop.node);
         json.end_object();

@@ -49,6 +49,7 @@ struct HopReport {
     bool owned = false;
     bool gc_visible = false;    // the raw flag: tp_traverse reports it
     bool gc_invisible = false;  // GraphIndex::hidden_from_gc
+    bool inferred = false;      // format::kEdgeInferred: read from the holder's memory
     NodeReport node;
 };
 

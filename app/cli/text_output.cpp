@@ -280,6 +280,7 @@ void write_text(const ReferrersReport& r, std::ostream& out) {
         for (const HopReport& hop : r.referrers) {
             std::string flags = hop.owned ? "owned" : "borrowed";
             if (hop.gc_invisible) flags += ", GC-invisible";
+            if (hop.inferred) flags += ", inferred";
             table.row({hop.edge, hop.edge_kind, flags, format_address(hop.node.address),
                        hop.node.description});
         }

@@ -205,6 +205,8 @@ void HeapWalker::walk() {
         for (size_t i = 0; i < start_list_nodes_; ++i) snapshot_.node_refcount[i] -= 1;
         Py_CLEAR(start_list_);
     }
+    // Needs the final refcounts and every owned edge and root.
+    settle_inferred_edges();
     // The maps are only needed while walking: free them before encoding.
     nodes_ = AddressMap(0);
     types_ = AddressMap(0);
@@ -264,6 +266,7 @@ uint32_t HeapWalker::type_id_for(PyTypeObject* tp) {
     collect_member_slots(tp, facts, member_slots_);
     collect_stdlib_fields(tp, facts, member_slots_);
     facts.members_count = static_cast<uint32_t>(member_slots_.size() - facts.members_begin);
+    facts.scan_words = scans_words(tp, facts);
     type_facts_.push_back(facts);
     id = static_cast<uint32_t>(snapshot_.types.size() - 1);
     bool inserted = false;
@@ -321,6 +324,7 @@ void HeapWalker::process(uint32_t id) {
         tp->tp_traverse(op, &HeapWalker::collect_referent, this);
     if (facts.describers != 0)
         describe_->describe_instance(op, id, snapshot_.node_size[id], facts.describers, collector);
+    if (facts.scan_words) scan_words(op, tp, facts, collector);
     emit_edges(collector, facts.reports_link_types);
     pending_end_[id % kResolveLag] = pending_.size();
 }
@@ -440,6 +444,7 @@ void HeapWalker::emit_edges(EdgeCollector& collector, bool reports_link_types) {
         case EdgeMode::OwnedVisible: emit(c, kOwnedVisible); break;
         case EdgeMode::NotOwned: emit(c, 0); break;
         case EdgeMode::Borrowed: emit(c, consume_match(c.target) ? format::kEdgeGcVisible : 0); break;
+        case EdgeMode::Inferred: emit(c, format::kEdgeInferred); break;
         }
     }
     // Described edges: a native node's reference to a Python object is

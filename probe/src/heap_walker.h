@@ -63,6 +63,10 @@ enum class EdgeMode : uint8_t {
     // key, result and type; the link node owns them): consumes one report,
     // emits nothing.
     ReportedForOther,
+    // Found in the memory of an object nothing describes (scan_words):
+    // Inferred, not Owned and not GcVisible until settle_inferred_edges()
+    // finds room for it in the target's refcount; no matching.
+    Inferred,
 };
 
 struct EdgeCandidate {
@@ -245,6 +249,9 @@ private:
     uint32_t link_native_edge(uint32_t from, const NativeEdge& edge);
     void pend_node(uint32_t node, uint32_t label, uint8_t flags);
     void add_native_holder_roots();
+    void scan_words(PyObject* op, PyTypeObject* tp, const TypeFacts& facts, EdgeCollector& collector);
+    uint32_t word_label(Py_ssize_t offset);
+    void settle_inferred_edges();
     uint8_t adjust_ownership(PyObject* target, uint8_t flags);
     void disown_dead_targets();
 
@@ -292,6 +299,10 @@ private:
     // Some processed object had refcount 0 (dead, kept in a free list).
     bool dead_nodes_ = false;
     std::string scratch_;
+    // scan_words: label string ids by word index ("word at +24"), 0 = not
+    // interned yet; how many inferred edges were emitted.
+    std::vector<uint32_t> word_labels_;
+    uint64_t inferred_edges_ = 0;
 
     std::unique_ptr<DescribeSession> describe_;
     std::vector<NativeRecord> natives_;          // in node id order
@@ -309,6 +320,10 @@ void label_edges(PyObject* op, const TypeFacts& facts, EdgeCollector& collector)
 uint64_t shallow_size(PyObject* op, const TypeFacts& facts);
 // Appends the preview text for `op` to `out` (empty: no preview).
 void preview_text(PyObject* op, const TypeFacts& facts, std::string& out);
+// Whether instances of `tp` have their memory scanned for references
+// (TypeFacts::scan_words; heap_walker_inferred.cpp). `facts` is complete
+// but for that field.
+bool scans_words(PyTypeObject* tp, const TypeFacts& facts);
 // Qualified type name ("app.Leaky", "dict") and module ("app", "builtins").
 void type_names(PyTypeObject* tp, std::string& qualified, std::string& module);
 

@@ -67,6 +67,9 @@ struct TypeFacts {
     SpecialKind special = SpecialKind::None;
     // Describer list of the type (DescribeSession::describers_for), 0 = none.
     uint32_t describers = 0;
+    // Instances' memory is scanned for addresses of known objects
+    // (heap_walker_inferred.cpp): nothing else could report their references.
+    bool scan_words = false;
 };
 
 TypeFacts classify_type(PyTypeObject* tp);

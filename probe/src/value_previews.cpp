@@ -1,6 +1,9 @@
 // Short value previews, computed in C from the object's fields: never via
 // repr()/str(), which may be overridden in Python.
-//   str        the first 48 code points (UTF-8), "…" appended when cut
+//   str        the first 48 code points (UTF-8), "…" appended when cut; an
+//              absolute path (a str starting with '/') up to 200, so that a
+//              module's __file__ under a deep virtual environment still
+//              shows its site-packages folder (the suspects' tiers read it)
 //   bytes      b'…' with the first 48 bytes, non-printables as \xNN
 //   int        decimal when it fits in 64 bits, else "big int"
 //   float      shortest round-trip decimal
@@ -20,6 +23,7 @@ namespace refscope::probe {
 
 namespace {
 constexpr size_t kPreviewChars = 48;
+constexpr size_t kPathPreviewChars = 200;
 
 void append_number(std::string& out, long long v) {
     char buf[32];
@@ -51,7 +55,10 @@ void append_bytes(std::string& out, const char* data, Py_ssize_t size) {
 
 void append_str(std::string& out, PyObject* op) {
     bool truncated = false;
-    if (append_utf8(out, op, kPreviewChars, &truncated) && truncated) out += "…";
+    // op may be null or not a str (a module without a name): append_utf8 says so.
+    const bool path = op != nullptr && PyUnicode_Check(op) && PyUnicode_GET_LENGTH(op) > 0 &&
+                      PyUnicode_READ_CHAR(op, 0) == '/';
+    if (append_utf8(out, op, path ? kPathPreviewChars : kPreviewChars, &truncated) && truncated) out += "…";
 }
 }  // namespace
 

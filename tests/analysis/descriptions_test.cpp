@@ -39,6 +39,8 @@ TEST(Descriptions, EveryEdgeKind) {
     b.edge(d, v, EdgeKind::Attribute, 9999);                     // 16
     b.edge(d, v, static_cast<EdgeKind>(42));                     // 17
     b.edge(d, v, EdgeKind::DictValue, bytes_key);                // 18
+    b.edge(d, v, EdgeKind::Native, b.string_id("word at +24"),   // 19: found in memory
+           format::kEdgeOwned | format::kEdgeInferred);
     const Snapshot s = b.build();
 
     EXPECT_EQ(describe_edge(s, 0), "['k1']");
@@ -55,12 +57,13 @@ TEST(Descriptions, EveryEdgeKind) {
     EXPECT_EQ(describe_edge(s, 11), "(weak)");
     EXPECT_EQ(describe_edge(s, 12), "<native: owner>");
     EXPECT_EQ(describe_edge(s, 13), "<native>");
+    EXPECT_EQ(describe_edge(s, 19), "<inferred: word at +24>");
     EXPECT_EQ(describe_edge(s, 14), "[?]");
     EXPECT_EQ(describe_edge(s, 15), ".?");
     EXPECT_EQ(describe_edge(s, 16), ".?");
     EXPECT_EQ(describe_edge(s, 17), "<edge kind 42>");
     EXPECT_EQ(describe_edge(s, 18), "[b'k']");
-    EXPECT_EQ(describe_edge(s, 19), "?");
+    EXPECT_EQ(describe_edge(s, 20), "?");
     EXPECT_EQ(edge_kind_name(EdgeKind::DictValue), "dict value");
     EXPECT_EQ(edge_kind_name(uint8_t{200}), "unknown");
 }

@@ -9,7 +9,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "probe"))
 
-from probe_support import (EDGE_GC_VISIBLE, EDGE_KINDS, EDGE_OWNED, TempSnapshot,  # noqa: E402
+from probe_support import (EDGE_GC_VISIBLE, EDGE_INFERRED, EDGE_KINDS, EDGE_OWNED, TempSnapshot,  # noqa: E402
                            cli, cli_json, explained, in_edges, walk)
 
 FIXTURES = os.environ.get("REFSCOPE_FIXTURES", "")
@@ -47,5 +47,5 @@ def run_program(name, workdir, *args):
 
 
 __all__ = ["walk", "in_edges", "explained", "cli", "cli_json", "TempSnapshot", "run_python", "run_program",
-           "EDGE_KINDS", "EDGE_OWNED", "EDGE_GC_VISIBLE", "NODE_NATIVE", "ROOT_EXTENSION",
+           "EDGE_KINDS", "EDGE_OWNED", "EDGE_GC_VISIBLE", "EDGE_INFERRED", "NODE_NATIVE", "ROOT_EXTENSION",
            "FIXTURES", "PACKAGE"]

@@ -9,7 +9,7 @@ import unittest
 import _describe_a
 import _describe_b
 import _describefix
-from cpp_ext_support import (EDGE_OWNED, NODE_NATIVE, ROOT_EXTENSION, cli, cli_json, explained,
+from cpp_ext_support import (EDGE_INFERRED, EDGE_KINDS, EDGE_OWNED, NODE_NATIVE, ROOT_EXTENSION, cli, cli_json, explained,
                              in_edges, run_program, run_python, walk)
 
 
@@ -38,6 +38,12 @@ BOX_B = _describe_b.Box()
 BOX_B.value = BOXED_B
 _describe_a.hold(HELD_A)
 _describe_b.hold(HELD_B)
+# Opaque is not described: its C fields hold OPAQUE_HELD (a reference) and
+# OPAQUE_BORROWED (a pointer the module global keeps alive).
+OPAQUE_HELD, OPAQUE_BORROWED = Payload(), Payload()
+OPAQUE = _describefix.Opaque(OPAQUE_HELD, OPAQUE_BORROWED)
+# Header, then `long number`, `held`, `borrowed` (a 64-bit release build).
+HELD_WORD, BORROWED_WORD = "word at +%d" % (sys.getsizeof(object()) + 8), "word at +%d" % (sys.getsizeof(object()) + 16)
 
 
 class DescribedEdges(unittest.TestCase):
@@ -94,6 +100,28 @@ class DescribedEdges(unittest.TestCase):
         self.assertIn((ROOT_EXTENSION, "static _describefix.g_cache", 1, -1), facts["roots"])
         self.assertEqual(facts["refcount"], explained(facts), facts)
         self.assertNotIn(id(CACHED), [u[3] for u in report["unexplained"]])
+
+
+class InferredReferences(unittest.TestCase):
+    """An undescribed type without tp_traverse: what its memory holds."""
+
+    def test_a_reference_in_a_c_field_is_inferred_and_counted(self):
+        _report, (facts,) = walk(id(OPAQUE_HELD))
+        self.assertIn(("Native", EDGE_OWNED | EDGE_INFERRED, HELD_WORD), in_edges(facts))
+        # refcount = module global + Opaque's field: nothing unexplained.
+        self.assertEqual(facts["refcount"], explained(facts), facts)
+
+    def test_a_borrowed_pointer_is_shown_but_not_counted(self):
+        _report, (facts,) = walk(id(OPAQUE_BORROWED))
+        self.assertIn(("Native", EDGE_INFERRED, BORROWED_WORD), in_edges(facts))
+        self.assertEqual(facts["refcount"], explained(facts), facts)
+
+    def test_each_field_is_one_edge_from_the_holder(self):
+        _report, (held, borrowed) = walk(id(OPAQUE_HELD), id(OPAQUE_BORROWED))
+        for facts, word in ((held, HELD_WORD), (borrowed, BORROWED_WORD)):
+            from_opaque = [(EDGE_KINDS[k], label) for k, _flags, label, source in facts["in_edges"]
+                           if source == id(OPAQUE)]
+            self.assertEqual(from_opaque, [("Native", word)])
 
 
 class PreservedObjects(unittest.TestCase):

@@ -364,6 +364,19 @@ TEST(GraphRender, EmptyTextAndXmlNoncharactersStillMakeLabels) {
     EXPECT_EQ(graphviz_rejected_labels(), rejected_before);
 }
 
+// Found by fuzz_export_path after about 90,000 inputs: a text run that is
+// only ']' (a node named "]", a line "]]") is a syntax error to Graphviz's
+// HTML lexer, which then draws the node's name.
+TEST(GraphRender, TextOfOnlyClosingBracketsStillMakesLabels) {
+    const int rejected_before = graphviz_rejected_labels();
+    Subgraph g = two_nodes({"]", "]]", "root: ]"}, {"]"}, "]", 0);
+    g.clusters.push_back({"]]", 2});
+    const std::string svg = render(g, OutputFormat::Svg);
+    EXPECT_TRUE(contains(svg, ">]]<")) << svg;
+    EXPECT_EQ(compute_layout(g).nodes.size(), 2u);
+    EXPECT_EQ(graphviz_rejected_labels(), rejected_before);
+}
+
 // Regression: on this synthetic heap's neighbourhood, Graphviz 2.42's dot
 // double-frees in gvFreeLayout when labelled edges cross cluster boundaries
 // (reproduced with plain C against libgvc6). The renderer uses xlabels there;

@@ -18,6 +18,7 @@ EDGE_KINDS = ["Reference", "DictValue", "DictKey", "Attribute", "Slot", "Index",
               "SetMember", "Field", "Local", "Native", "Weak"]
 EDGE_OWNED = 0x01
 EDGE_GC_VISIBLE = 0x02
+EDGE_INFERRED = 0x04
 ROOT_INTERPRETER = 0
 ROOT_THREAD_STACK = 1
 

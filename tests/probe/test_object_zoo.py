@@ -208,5 +208,23 @@ class ObjectZooTest(unittest.TestCase):
         del refs
 
 
+# Module globals, so that the walk finds them (and the literals stay out
+# of the test's own frame).
+DEEP_PATH = "/home/someone/work/project/.venv/lib/python3.13/site-packages/pkg/module.py"
+LONG_TEXT = "not a path " * 10
+
+
+class PreviewTest(unittest.TestCase):
+    def test_an_absolute_path_keeps_200_characters_other_text_48(self):
+        _report, (path, text) = walk(id(DEEP_PATH), id(LONG_TEXT))
+        self.assertEqual(path["preview"], DEEP_PATH)
+        self.assertEqual(text["preview"], LONG_TEXT[:48] + "\u2026")
+        _report, (long_path,) = walk(id(LONG_PATH))
+        self.assertEqual(long_path["preview"], LONG_PATH[:200] + "\u2026")
+
+
+LONG_PATH = "/" + "x" * 300
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -163,6 +163,7 @@ QString RetainersTreeModel::notes(const Item& it) const {
     if (it.edge != kNoEdge) {
         if (s.edge_kind[it.edge] == static_cast<uint8_t>(format::EdgeKind::Weak)) notes << QStringLiteral("weak");
         if (!(s.edge_flags[it.edge] & format::kEdgeOwned)) notes << QStringLiteral("not owned");
+        if (s.edge_flags[it.edge] & format::kEdgeInferred) notes << QStringLiteral("inferred");
         if (analysis_->index().hidden_from_gc(it.edge)) notes << QStringLiteral("GC-invisible");
     }
     if (it.cycle) notes << QStringLiteral("(cycle)");

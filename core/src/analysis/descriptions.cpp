@@ -85,8 +85,12 @@ std::string describe_edge(const Snapshot& s, uint32_t edge) {
         case EdgeKind::SetMember: return "{member}";
         case EdgeKind::Field: return "." + string_label(s, label);
         case EdgeKind::Local: return "local " + string_label(s, label);
-        case EdgeKind::Native:
-            return label == 0 ? std::string("<native>") : "<native: " + string_label(s, label) + ">";
+        case EdgeKind::Native: {
+            // A reference the probe found in an undescribed object's memory
+            // (format::kEdgeInferred) says so wherever an edge is named.
+            const std::string kind = (s.edge_flags[edge] & format::kEdgeInferred) ? "inferred" : "native";
+            return label == 0 ? "<" + kind + ">" : "<" + kind + ": " + string_label(s, label) + ">";
+        }
         case EdgeKind::Weak: return "(weak)";
     }
     return "<edge kind " + std::to_string(s.edge_kind[edge]) + ">";

@@ -70,14 +70,15 @@ std::vector<uint8_t> bounded_cache_wrappers(const GraphIndex& index, RoleOf role
     return bounded;
 }
 
-// The tier of a module file, from the first 48 characters the probe keeps of
-// `__file__` ("…" appended when cut): "/usr/lib/python3.13/asyncio/events.py"
-// is the standard library's, "/usr/lib/python3/dist-packages/django/…" and
+// The tier of a module file, from what the probe keeps of `__file__` (200
+// characters of an absolute path, "…" appended when cut; 48 in snapshots
+// of format 1.2 and older): "/usr/lib/python3.13/asyncio/events.py" is the
+// standard library's, "/usr/lib/python3/dist-packages/django/…" and
 // "/root/.pyenv/versions/3.11.7/lib/python3.11/site…" (cut inside
 // site-packages) a library's, anything else the program's. A prefix longer
-// than 48 characters before those folders (a deep virtual environment)
-// hides them: such a library's types count as the program's, as they did
-// before tiers (docs/leak-suspects.md).
+// than the kept text before those folders hides them: such a library's
+// types count as the program's, as they did before tiers
+// (docs/leak-suspects.md).
 uint8_t file_tier(std::string_view file) {
     if (file.empty() || file.front() == '<') return kInterpreterTier;  // frozen, built in
     constexpr std::string_view kCut = "\u2026";

@@ -26,7 +26,7 @@ bool is_xml_noncharacter(std::string_view sequence) {
 // Snapshot text is untrusted (a corrupt file, an odd type name): drop what
 // would break Graphviz's UTF-8 input or its HTML-like label parser (control
 // characters, invalid UTF-8 and XML non-characters → U+FFFD), then escape
-// markup characters. A label Graphviz cannot parse is not an error to it:
+// markup characters and ']'. A label Graphviz cannot parse is not an error to it:
 // it silently draws the node's internal name instead.
 std::string html_text(std::string_view text) {
     // Graphviz's HTML grammar has no empty text run: "<B></B>" (a type
@@ -57,6 +57,10 @@ std::string html_text(std::string_view text) {
             case '<': out += "&lt;"; break;
             case '>': out += "&gt;"; break;
             case '"': out += "&quot;"; break;
+            // A run of text that is only ']' ("]", "]]": a type or key named
+            // so) is a syntax error to Graphviz's HTML lexer (2.42 at least);
+            // the character reference never is.
+            case ']': out += "&#93;"; break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
                     out += "\uFFFD";

@@ -21,7 +21,7 @@ inline constexpr unsigned char kMagic[8] = {'R', 'S', 'C', 'O', 'P', 'E', 0x0D, 
 inline constexpr uint16_t kFormatMajor = 1;
 // 1.1 added the Types section's flags column (kType* below); 1.2 the
 // Allocations section.
-inline constexpr uint16_t kFormatMinor = 2;
+inline constexpr uint16_t kFormatMinor = 3;
 // Oldest major this reader still understands.
 inline constexpr uint16_t kOldestReadableMajor = 1;
 
@@ -120,6 +120,12 @@ inline constexpr uint8_t kEdgeKindCount = 11;
 // Edge flag bits (u8).
 inline constexpr uint8_t kEdgeOwned = 0x01;      // a strong reference: counts in refcount arithmetic
 inline constexpr uint8_t kEdgeGcVisible = 0x02;  // tp_traverse reports it
+// Inferred (1.3): nothing reported this reference; the probe found the
+// target's address in the memory of an object whose type has no tp_traverse
+// and no describe callback. It is also Owned when the target's refcount has
+// room for it (references no other edge or root accounts for), otherwise it
+// is shown and not counted (docs/probe.md, "Inferred references").
+inline constexpr uint8_t kEdgeInferred = 0x04;
 
 // Root kinds (u8): who holds a reference that no object in the graph accounts
 // for. "Unexplained" is not stored: the analysis derives it from refcounts.
