@@ -304,6 +304,8 @@ void HeapWalker::process(uint32_t id) {
         flags |= format::kNodeTypeObject;
         if (!(reinterpret_cast<PyTypeObject*>(op)->tp_flags & Py_TPFLAGS_HEAPTYPE))
             flags |= format::kNodeStaticType;
+        else if (heap_type_made_by_c(reinterpret_cast<PyTypeObject*>(op)))
+            flags |= format::kNodeExtensionType;
     }
     snapshot_.node_flags[id] = flags;
     snapshot_.node_type[id] = type_id;
@@ -324,7 +326,9 @@ void HeapWalker::process(uint32_t id) {
         tp->tp_traverse(op, &HeapWalker::collect_referent, this);
     if (facts.describers != 0)
         describe_->describe_instance(op, id, snapshot_.node_size[id], facts.describers, collector);
-    if (facts.scan_words) scan_words(op, tp, facts, collector);
+    // A dead object's memory (a free list's) and a statically allocated
+    // holder's borrowed pointers are not references.
+    if (facts.scan_words && Py_REFCNT(op) > 0 && !static_holder_) scan_words(op, tp, facts, collector);
     emit_edges(collector, facts.reports_link_types);
     pending_end_[id % kResolveLag] = pending_.size();
 }

@@ -48,6 +48,11 @@ bool scans_words(PyTypeObject* tp, const TypeFacts& facts) {
     if (facts.kind != ObjectKind::Other || facts.special != SpecialKind::None || facts.describers != 0)
         return false;
     if (facts.gc && tp->tp_traverse != nullptr) return false;
+    // Only objects known to be allocated whole: a custom tp_alloc may
+    // allocate less than tp_basicsize (datetime's naive time and datetime
+    // leave out their tzinfo field), and the words past it are another
+    // object's.
+    if (tp->tp_alloc != PyType_GenericAlloc || tp->tp_itemsize != 0) return false;
     return tp->tp_basicsize > static_cast<Py_ssize_t>(sizeof(PyObject)) &&
            tp->tp_basicsize <= kMaxScannedBytes;
 }
@@ -73,8 +78,10 @@ void HeapWalker::scan_words(PyObject* op, PyTypeObject* tp, const TypeFacts& fac
         uintptr_t word;
         std::memcpy(&word, base + offset, sizeof word);
         if (word == 0 || word % alignof(PyObject) != 0 || word == reinterpret_cast<uintptr_t>(op)) continue;
+        // Not found, or an object the probe made (the map keeps those with an
+        // id past every node's).
         const uint32_t node = nodes_.find(word);
-        if (node == AddressMap::kMissing || (snapshot_.node_flags[node] & format::kNodeNative)) continue;
+        if (node >= snapshot_.node_flags.size()) continue;
         collector.add(reinterpret_cast<PyObject*>(word), format::EdgeKind::Native, word_label(offset),
                       EdgeMode::Inferred);
         ++inferred_edges_;

@@ -382,6 +382,8 @@ PyMODINIT_FUNC PyInit__probe(void) {
         g_snapshot_function = find_function(module, &g_methods[0]);
         g_debug_function = find_function(module, &g_methods[1]);
         g_census_function = find_function(module, &g_methods[2]);
+        // Only a flag depends on it (kNodeExtensionType): a failure is not fatal.
+        (void)learn_class_dealloc();
         if (add_live_functions(module) < 0) {
             Py_DECREF(module);
             return nullptr;

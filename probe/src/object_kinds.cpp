@@ -9,6 +9,26 @@
 
 namespace refscope::probe {
 
+namespace {
+destructor g_class_dealloc = nullptr;
+}  // namespace
+
+bool learn_class_dealloc() {
+    PyObject* cls = PyObject_CallFunction(reinterpret_cast<PyObject*>(&PyType_Type), "s()N",
+                                          "_refscope_class_probe", PyDict_New());
+    if (cls == nullptr) {
+        PyErr_Clear();
+        return false;
+    }
+    g_class_dealloc = reinterpret_cast<PyTypeObject*>(cls)->tp_dealloc;
+    Py_DECREF(cls);
+    return g_class_dealloc != nullptr;
+}
+
+bool heap_type_made_by_c(PyTypeObject* tp) {
+    return g_class_dealloc != nullptr && (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) && tp->tp_dealloc != g_class_dealloc;
+}
+
 TypeFacts classify_type(PyTypeObject* tp) {
     TypeFacts f;
     f.heap = (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0;

@@ -74,6 +74,14 @@ struct TypeFacts {
 
 TypeFacts classify_type(PyTypeObject* tp);
 
+// A heap type made by C code (PyType_FromSpec, pybind11, nanobind), not by
+// a class statement: every class statement's type gets CPython's
+// subtype_dealloc, which is not exported, so its address is learned once at
+// import from a class made then (learn_class_dealloc; false if that
+// failed, and then no type is said to be made by C).
+bool learn_class_dealloc();
+bool heap_type_made_by_c(PyTypeObject* tp);
+
 // An object member (T_OBJECT / T_OBJECT_EX in tp_members): a strong
 // reference by CPython's convention (PyMember_SetOne increfs, the type's
 // dealloc decrefs), whether or not the type's tp_traverse reports it —

@@ -56,7 +56,7 @@ void append_bytes(std::string& out, const char* data, Py_ssize_t size) {
 void append_str(std::string& out, PyObject* op) {
     bool truncated = false;
     // op may be null or not a str (a module without a name): append_utf8 says so.
-    const bool path = op != nullptr && PyUnicode_Check(op) && PyUnicode_GET_LENGTH(op) > 0 &&
+    const bool path = op != nullptr && PyUnicode_Check(op) && compat::str_is_ready(op) && PyUnicode_GET_LENGTH(op) > 0 &&
                       PyUnicode_READ_CHAR(op, 0) == '/';
     if (append_utf8(out, op, path ? kPathPreviewChars : kPreviewChars, &truncated) && truncated) out += "…";
 }

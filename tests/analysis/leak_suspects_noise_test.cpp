@@ -138,6 +138,27 @@ TEST(LeakSuspects, ClassCyclesHeldByTheInterpreterAreNoiseAUsersAreNot) {
     EXPECT_EQ(suspects.node_column()[ast_class], 0);
 }
 
+// A type an extension made in C (PyType_FromSpec: kiwisolver's Strength,
+// which kiwisolver keeps in a C static and exports no name for) is that
+// extension's static state; a class statement's class held the same way is
+// evidence. Before kNodeExtensionType, Strength was the one high-confidence
+// row of a clean Matplotlib program.
+TEST(LeakSuspects, TypesAnExtensionMadeInCAreStaticStateClassesAreNot) {
+    SnapshotBuilder b;
+    const uint32_t made_by_c = b.node("type", 1, "kiwisolver.Strength", 900,
+                                      format::kNodeTypeObject | format::kNodeExtensionType);
+    const uint32_t user_class = b.node("type", 1, "kiwisolver.Plugin", 900, format::kNodeTypeObject);
+    const auto a = testing::analyse(b.build());
+    const LeakSuspects suspects(a->suspect_inputs());
+    const auto [high, low] = rows_of(suspects, "type");
+    ASSERT_NE(high, nullptr);
+    ASSERT_NE(low, nullptr);
+    EXPECT_EQ(high->representative, user_class);
+    EXPECT_EQ(high->objects, 1u);
+    EXPECT_EQ(low->representative, made_by_c);
+    EXPECT_TRUE(contains(low->reason, "static state held from C")) << low->reason;
+}
+
 // Values of a module's namespace live as long as the module: references C
 // holds to them (torch's dtype registry, NumPy's operator ufuncs) keep
 // nothing alive, so their surplus is static state. The same object held from

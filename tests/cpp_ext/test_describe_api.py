@@ -42,6 +42,8 @@ _describe_b.hold(HELD_B)
 # OPAQUE_BORROWED (a pointer the module global keeps alive).
 OPAQUE_HELD, OPAQUE_BORROWED = Payload(), Payload()
 OPAQUE = _describefix.Opaque(OPAQUE_HELD, OPAQUE_BORROWED)
+OWN_ALLOC_HELD = Payload()
+OWN_ALLOC = _describefix.OwnAlloc(OWN_ALLOC_HELD, OPAQUE_BORROWED)
 # Header, then `long number`, `held`, `borrowed` (a 64-bit release build).
 HELD_WORD, BORROWED_WORD = "word at +%d" % (sys.getsizeof(object()) + 8), "word at +%d" % (sys.getsizeof(object()) + 16)
 
@@ -122,6 +124,14 @@ class InferredReferences(unittest.TestCase):
             from_opaque = [(EDGE_KINDS[k], label) for k, _flags, label, source in facts["in_edges"]
                            if source == id(OPAQUE)]
             self.assertEqual(from_opaque, [("Native", word)])
+
+
+    def test_a_type_with_its_own_tp_alloc_is_not_scanned(self):
+        # It might allocate less than tp_basicsize (naive datetime.time):
+        # its field's reference stays unexplained.
+        _report, (facts,) = walk(id(OWN_ALLOC_HELD))
+        self.assertEqual([e for e in in_edges(facts) if e[1] & EDGE_INFERRED], [])
+        self.assertEqual(facts["refcount"] - explained(facts), 1, facts)
 
 
 class PreservedObjects(unittest.TestCase):

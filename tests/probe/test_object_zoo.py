@@ -224,6 +224,17 @@ class PreviewTest(unittest.TestCase):
 
 
 LONG_PATH = "/" + "x" * 300
+NODE_EXTENSION_TYPE = 0x20
+
+
+class ExtensionTypeFlagTest(unittest.TestCase):
+    @unittest.skipIf(sys.version_info < (3, 10), "re.Pattern is a static type before 3.10")
+    def test_a_heap_type_made_in_c_is_flagged_a_class_is_not(self):
+        import re
+        _report, (pattern, cls, static) = walk(id(re.Pattern), id(Node), id(dict))
+        self.assertTrue(pattern["flags"] & NODE_EXTENSION_TYPE, pattern)
+        self.assertFalse(cls["flags"] & NODE_EXTENSION_TYPE, cls)
+        self.assertFalse(static["flags"] & NODE_EXTENSION_TYPE, static)
 
 
 if __name__ == "__main__":

@@ -69,9 +69,11 @@ struct NoiseRules {
     // A class object is judged by the module that defines it, not by its
     // metatype (which is `type` for every class): CPython's own classes
     // (static types, and heap types such as ast.AST that interpreter state
-    // holds from C) are noise, a user's class held from C is not.
+    // holds from C) and the types extensions make in C (kiwisolver keeps
+    // its Strength type in a C static) are noise; a user's class held from
+    // C is not.
     bool interpreter_class(uint32_t node) const {
-        if (s.node_flags[node] & format::kNodeStaticType) return true;
+        if (s.node_flags[node] & (format::kNodeStaticType | format::kNodeExtensionType)) return true;
         std::string_view name = s.strings.view(s.node_preview[node]);
         if (name.empty()) return false;
         // A class name without a module part is a builtin, as for

@@ -53,7 +53,8 @@ inline std::string native_chain_text(const Snapshot& s, const std::vector<uint32
     std::string text;
     for (uint32_t e : edges) {
         std::string hop;
-        if (s.edge_kind[e] == static_cast<uint8_t>(format::EdgeKind::Native)) {
+        if (s.edge_kind[e] == static_cast<uint8_t>(format::EdgeKind::Native) &&
+            !(s.edge_flags[e] & format::kEdgeInferred)) {
             const uint32_t label = s.edge_label[e];
             hop = label != 0 && label < s.strings.size() ? std::string(s.strings.view(label)) : "<native>";
             if (hop == "C++ object") continue;

@@ -292,6 +292,8 @@ private:
                 return unknown_name_;
             case EdgeKind::Native:
                 if (label == 0) return strings_.add_text("<native>");
+                // "<inferred: word at +24>": read from memory, never reported.
+                if (s_.edge_flags[e] & format::kEdgeInferred) return strings_.add_text(analysis::describe_edge(s_, e));
                 [[fallthrough]];
             default:  // Slot, Field, Local: a string id
                 if (label != 0 && label < s_.strings.size()) return strings_.snapshot_string(label);

@@ -20,7 +20,8 @@ inline constexpr unsigned char kMagic[8] = {'R', 'S', 'C', 'O', 'P', 'E', 0x0D, 
 // skip (new section ids, new trailing header fields).
 inline constexpr uint16_t kFormatMajor = 1;
 // 1.1 added the Types section's flags column (kType* below); 1.2 the
-// Allocations section.
+// Allocations section; 1.3 the inferred edge flag (kEdgeInferred) and the
+// extension-type node flag (kNodeExtensionType).
 inline constexpr uint16_t kFormatMinor = 3;
 // Oldest major this reader still understands.
 inline constexpr uint16_t kOldestReadableMajor = 1;
@@ -75,6 +76,9 @@ inline constexpr uint8_t kNodeImmortal = 0x02;   // 3.12+ immortal: refcount mea
 inline constexpr uint8_t kNodeTypeObject = 0x04; // the object is a type
 inline constexpr uint8_t kNodeStaticType = 0x08; // a type not allocated on the heap
 inline constexpr uint8_t kNodeNative = 0x10;     // a C/C++ object, not a PyObject
+// (1.3) a heap type made by C code (PyType_FromSpec, pybind11, nanobind),
+// not by a class statement: part of its extension's static state.
+inline constexpr uint8_t kNodeExtensionType = 0x20;
 
 // Type flag bits (u8), stored per type since format 1.1 (the Types section's
 // trailing column; types read from a 1.0 file have 0). What the collector can
@@ -100,7 +104,8 @@ inline constexpr uint8_t kTypeBound = 0x08;      // a C++ binding library made t
 //   Field      label = string id of the C-level field ("__globals__", "f_back"...)
 //   Local      label = string id of the local variable name
 //   Native     label = string id of the label a describe callback or a
-//              recogniser reported (docs/cpp-extensions.md)
+//              recogniser reported (docs/cpp-extensions.md), or, with
+//              kEdgeInferred, "word at +N" read from the holder's memory
 //   Weak       label = unused (0): weakref -> referent, never owned
 enum class EdgeKind : uint8_t {
     Reference = 0,
