@@ -96,6 +96,13 @@
 //       leaves the type's references positional. Private structs of
 //       extension modules, not of the interpreter: nothing here or in
 //       cpython_internals.c describes them.
+//   stdlib_layouts.h (3.13): _thread._local's struct was rewritten.
+//   roots_threads.cpp (3.11, 3.12, 3.13): the thread state's own
+//       references (public PyThreadState fields that changed: the current
+//       exception, the handled-exception item, threading.local's key).
+//   cython_fields.cpp (3.9, 3.12): Cython's function object is based on
+//       PyCMethodObject from 3.9, and its dict is managed from 3.12 (Cython
+//       3.2+); the Cython version comes from the type's name.
 //   allocation_sites.cpp (3.10, 3.11): a code object's line table, read to
 //       find the function of an allocation's line: co_lnotab up to 3.9,
 //       3.10's co_linetable pairs, 3.11's location table. A walk over the

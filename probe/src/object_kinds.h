@@ -105,6 +105,18 @@ struct MemberSlot {
 // earlier member, or as the instance's __dict__) is the same reference.
 void collect_member_slots(PyTypeObject* tp, const TypeFacts& facts, std::vector<MemberSlot>& out);
 
+// A C field of a known struct: its offset in the object, its label, and how
+// the reference relates to tp_traverse.
+struct FieldSpec {
+    Py_ssize_t offset;
+    const char* name;
+    SlotUse use;
+};
+
+// The fields of Cython's function objects (cython_fields.cpp) when `tp` is
+// one: true if it is (`out` stays empty when its layout is not known).
+bool cython_function_fields(PyTypeObject* tp, std::vector<FieldSpec>& out);
+
 // Appends the C fields of the standard-library types stdlib_fields.cpp
 // knows (after the type's members, skipping slots they name) and sets
 // facts.special. facts.members_begin must be set.

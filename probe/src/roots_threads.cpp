@@ -21,6 +21,16 @@
 // (borrowed, immortal) is no root. Frames are read only while the runtime's
 // published layout (_Py_DebugOffsets) agrees with the compiled one; else
 // threads are listed without roots and named "[frames not read: why]".
+//
+// Every version: the thread state's own strong references (the public
+// PyThreadState struct of the headers the probe is built against) are
+// roots of the thread too, one reference each: its dict (where
+// threading.local kept each thread's key before 3.13), the current
+// contextvars Context, the exception being raised and the one being handled
+// at the base of the thread, the profile and trace objects, the async
+// generator hooks, a pending async exception, and (3.13+) threading.local's
+// key and sentinel for the thread. Without them each of those objects shows
+// a reference nothing explains.
 #include <string>
 
 #include "compat.h"
@@ -142,6 +152,39 @@ void add_interpreter_frames(HeapWalker& w, PyThreadState* ts, uint32_t thread) {
 }
 #endif
 
+void add_thread_state_roots(HeapWalker& w, PyThreadState* ts, uint32_t thread) {
+    auto root = [&](PyObject* op, const char* what) {
+        if (op != nullptr) w.add_root(op, RootKind::ThreadStack, thread, w.literal(what), 1);
+    };
+    root(ts->dict, "thread state dict");
+    root(ts->context, "thread state context");
+    root(ts->async_exc, "thread state async_exc");
+    root(ts->c_profileobj, "thread state profile object");
+    root(ts->c_traceobj, "thread state trace object");
+    root(ts->async_gen_firstiter, "thread state async_gen_firstiter");
+    root(ts->async_gen_finalizer, "thread state async_gen_finalizer");
+#if PY_VERSION_HEX >= 0x030C0000
+    root(ts->current_exception, "thread state current exception");
+#else
+    root(ts->curexc_type, "thread state current exception type");
+    root(ts->curexc_value, "thread state current exception");
+    root(ts->curexc_traceback, "thread state current exception traceback");
+#endif
+    // The base of the handled-exception stack; a running generator's items
+    // are its generator's (gen_traverse reports them).
+#if PY_VERSION_HEX >= 0x030B0000
+    root(ts->exc_state.exc_value, "thread state handled exception");
+#else
+    root(ts->exc_state.exc_type, "thread state handled exception type");
+    root(ts->exc_state.exc_value, "thread state handled exception");
+    root(ts->exc_state.exc_traceback, "thread state handled exception traceback");
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+    root(ts->threading_local_key, "thread state threading_local_key");
+    root(ts->threading_local_sentinel, "thread state threading_local_sentinel");
+#endif
+}
+
 }  // namespace
 
 void add_thread_roots(HeapWalker& w) {
@@ -156,6 +199,7 @@ void add_thread_roots(HeapWalker& w) {
         // where a user looks for them.
         if (const char* problem = rs_frame_layout_problem()) name += std::string(" [frames not read: ") + problem + "]";
         uint32_t thread = w.add_thread(ident, name, is_main);
+        add_thread_state_roots(w, ts, thread);
 #if PY_VERSION_HEX < 0x030B0000
         add_frame_objects(w, ts, thread);
 #else

@@ -1,5 +1,6 @@
 // C fields of standard-library types (functools, _asyncio, re, io,
-// contextvars, _abc, property, exceptions...), found once per type and
+// contextvars, _abc, _thread, property, exceptions...) and of Cython's
+// functions (cython_fields.cpp), found once per type and
 // appended to its member table (collect_stdlib_fields, object_kinds.h), so
 // that a leak path reads `_lru_cache_wrapper → cache → …` instead of
 // `<ref #0>`. The structs are mirrored in stdlib_layouts.h; a type whose
@@ -47,6 +48,11 @@ public:
     // A field already named by a member (same slot) keeps the member's name.
     void add(Py_ssize_t offset, const char* name, SlotUse use) {
         if (!taken(out_, begin_, offset)) out_.push_back({offset, name, false, use});
+    }
+    // A pointer the object holds without a reference of its own: shown,
+    // never counted.
+    void add_borrowed(Py_ssize_t offset, const char* name) {
+        if (!taken(out_, begin_, offset)) out_.push_back({offset, name, true, SlotUse::Member});
     }
 
 private:
@@ -183,6 +189,39 @@ bool add_modules(PyTypeObject* tp, Fields& f) {
     return false;
 }
 
+// threading.local: the dict of per-thread attribute dicts, the constructor's
+// arguments (kept to initialise each new thread's dict), and before 3.13 the
+// thread-state key and the weakref callback, which local_traverse does not
+// visit (Owned: the collector cannot see them).
+bool add_thread_local(PyTypeObject* tp, Fields& f) {
+    auto mirrors = [](PyTypeObject* t, size_t size, size_t weaklist) {
+        return t->tp_basicsize == static_cast<Py_ssize_t>(size) &&
+               t->tp_weaklistoffset == static_cast<Py_ssize_t>(weaklist);
+    };
+    if (PyTypeObject* t = base_named(tp, "_thread._local")) {
+        if (!mirrors(t, sizeof(layout::ThreadLocal), offsetof(layout::ThreadLocal, weakreflist))) return true;
+        f.add(RS_OFFSET(ThreadLocal, args), "args", SlotUse::Traversed);
+        f.add(RS_OFFSET(ThreadLocal, kw), "kw", SlotUse::Traversed);
+#if PY_VERSION_HEX >= 0x030D0000
+        f.add(RS_OFFSET(ThreadLocal, localdicts), "localdicts", SlotUse::Traversed);
+        f.add(RS_OFFSET(ThreadLocal, thread_watchdogs), "thread_watchdogs", SlotUse::Traversed);
+#else
+        f.add(RS_OFFSET(ThreadLocal, key), "key", SlotUse::Owned);
+        f.add(RS_OFFSET(ThreadLocal, dummies), "dummies", SlotUse::Traversed);
+        f.add(RS_OFFSET(ThreadLocal, wr_callback), "wr_callback", SlotUse::Owned);
+#endif
+        return true;
+    }
+#if PY_VERSION_HEX < 0x030D0000
+    if (std::strcmp(tp->tp_name, "_thread._localdummy") == 0) {
+        if (mirrors(tp, sizeof(layout::ThreadLocalDummy), offsetof(layout::ThreadLocalDummy, weakreflist)))
+            f.add_borrowed(RS_OFFSET(ThreadLocalDummy, localdict), "localdict");
+        return true;
+    }
+#endif
+    return false;
+}
+
 // Builtins whose structs are private to their .c file (method-wrapper's
 // type itself is private from 3.13: recognised by name).
 void add_builtins(PyTypeObject* tp, Fields& f) {
@@ -228,7 +267,12 @@ void collect_stdlib_fields(PyTypeObject* tp, TypeFacts& facts, std::vector<Membe
     }
     if (facts.kind != ObjectKind::Other) return;
     Fields f(out, facts.members_begin);
-    if (add_functools(tp, facts, f) || add_asyncio(tp, f) || add_modules(tp, f)) return;
+    if (add_functools(tp, facts, f) || add_asyncio(tp, f) || add_modules(tp, f) || add_thread_local(tp, f)) return;
+    std::vector<FieldSpec> cython;
+    if (cython_function_fields(tp, cython)) {
+        for (const FieldSpec& field : cython) f.add(field.offset, field.name, field.use);
+        return;
+    }
     add_builtins(tp, f);
 }
 

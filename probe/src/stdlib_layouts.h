@@ -40,6 +40,13 @@
 //   PyContextToken     head, ctx, var, old_value, used.
 //   _abc_data          head, registry, cache, negative_cache, version.
 //   mappingproxy       head, mapping.   method-wrapper: head, descr, self.
+//   _thread._local     3.9-3.12: head, key, args, kw, weakreflist, dummies,
+//                      wr_callback (64 bytes); tp_traverse visits args, kw
+//                      and dummies only. 3.13+: head, args, kw,
+//                      weakreflist, localdicts, thread_watchdogs (56 bytes),
+//                      all four objects visited.
+//   _thread._localdummy 3.9-3.12: head, localdict (borrowed: the local's
+//                      dummies dict owns it), weakreflist.
 #pragma once
 
 #include <Python.h>
@@ -212,5 +219,35 @@ struct MethodWrapper {
     PyObject* descr;
     PyObject* self;
 };
+
+// threading.local's C object. Each thread's attribute dict is a value of
+// `dummies` (keyed by a weak reference to that thread's _localdummy, which
+// the thread state's dict holds under `key`) before 3.13, and of
+// `localdicts` (keyed by the thread's sentinel) from 3.13.
+#if PY_VERSION_HEX >= 0x030D0000
+struct ThreadLocal {
+    PyObject_HEAD
+    PyObject* args;
+    PyObject* kw;
+    PyObject* weakreflist;
+    PyObject* localdicts;
+    PyObject* thread_watchdogs;
+};
+#else
+struct ThreadLocal {
+    PyObject_HEAD
+    PyObject* key;
+    PyObject* args;
+    PyObject* kw;
+    PyObject* weakreflist;
+    PyObject* dummies;
+    PyObject* wr_callback;
+};
+struct ThreadLocalDummy {
+    PyObject_HEAD
+    PyObject* localdict;  // borrowed
+    PyObject* weakreflist;
+};
+#endif
 
 }  // namespace refscope::probe::layout

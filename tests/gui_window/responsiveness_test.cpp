@@ -60,17 +60,32 @@ public:
     using QApplication::QApplication;
     bool notify(QObject* receiver, QEvent* event) override {
         if (depth_++ == 0) start_ = thread_cpu_ms();
+        const QEvent::Type type = event->type();  // the receiver may delete the event
+        const char* receiver_class = receiver->metaObject()->className();
         const bool result = QApplication::notify(receiver, event);
-        if (--depth_ == 0) { const double took = thread_cpu_ms() - start_; longest_ = std::max(longest_, took); if (took > 20 && qEnvironmentVariableIsSet("REFSCOPE_SLOW_EVENTS")) qInfo("slow event: %.1f ms, %s, type %d", took, receiver->metaObject()->className(), int(event->type())); }
+        if (--depth_ == 0) record(thread_cpu_ms() - start_, receiver_class, type);
         return result;
     }
-    void resetLongest() { longest_ = 0; }
+    void resetLongest() { longest_ = 0; longest_what_.clear(); }
     double longestEventMs() const { return longest_; }
+    // The failure message, naming the event: "... 120 ms (QWidget, event type 12)".
+    QString longestEventReport() const {
+        return QStringLiteral("one event kept the GUI thread busy for %1 ms (%2)").arg(longest_).arg(longest_what_);
+    }
 
 private:
+    void record(double took, const char* receiver_class, QEvent::Type type) {
+        if (took > 20 && qEnvironmentVariableIsSet("REFSCOPE_SLOW_EVENTS"))
+            qInfo("slow event: %.1f ms, %s, type %d", took, receiver_class, int(type));
+        if (took <= longest_) return;
+        longest_ = took;
+        longest_what_ = QStringLiteral("%1, event type %2").arg(QLatin1String(receiver_class)).arg(int(type));
+    }
+
     int depth_ = 0;
     double start_ = 0;
     double longest_ = 0;
+    QString longest_what_;
 };
 
 // The control: the machine's own scheduling noise, measured by a thread that
@@ -202,7 +217,7 @@ void ResponsivenessTest::loadingKeepsTheEventLoopResponsive() {
           static_cast<long long>(meter.largest()), static_cast<long long>(control.largest()));
     QVERIFY2(meter.ticks() > loaded_ms / 100, "the timer hardly ran: the event loop was blocked");
     QVERIFY2(longest_event <= kMaxGapMs,
-             qPrintable(QStringLiteral("one event kept the GUI thread busy for %1 ms").arg(longest_event)));
+             qPrintable(timed_app()->longestEventReport()));
     reportGap(meter.largest(), control.largest());
 }
 
@@ -224,7 +239,8 @@ void ResponsivenessTest::cancellingKeepsTheEventLoopResponsive() {
     meter.stop();
     QCOMPARE(window.timeline()->count(), 0);
     QVERIFY(window.loadErrors().isEmpty());
-    QVERIFY(timed_app()->longestEventMs() <= kMaxGapMs);
+    QVERIFY2(timed_app()->longestEventMs() <= kMaxGapMs,
+             qPrintable(timed_app()->longestEventReport()));
     reportGap(meter.largest(), control.largest());
 }
 

@@ -19,6 +19,7 @@ import io
 import re
 import sys
 import tempfile
+import threading
 import types
 import unittest
 
@@ -241,6 +242,57 @@ class ModulesTest(unittest.TestCase):
         self.assertEqual(owned_labels(attrs), [("Field", "__dict__")])
         self.assertEqual(owned_labels(mapping), [("Field", "mapping")])
         del proxy
+
+
+class ThreadLocalTest(unittest.TestCase):
+    """threading.local keeps each thread's attributes in a dict of dicts and
+    its constructor's arguments for the next thread (_thread._local)."""
+
+    def test_per_thread_dicts_and_arguments(self):
+        class Local(threading.local):
+            def __init__(self, first, option=None):
+                self.first = first
+
+        local = Local(Payload(), option=Payload())
+        local.value = Payload()
+        referents = gc.get_referents(local)
+        args = next(r for r in referents if type(r) is tuple)
+        kw = next(r for r in referents if type(r) is dict and "option" in r)
+        per_thread = next(r for r in referents if type(r) is dict and r and
+                          all(type(v) is dict for v in r.values()))
+        watched = [id(args), id(kw), id(per_thread)]
+        if sys.version_info >= (3, 13):
+            watched += [id(next(r for r in referents if type(r) is set))]
+        del referents, args, kw, per_thread
+        _report, facts = walk(*watched)
+        self.assertEqual(owned_labels(facts[0]), [("Field", "args")])
+        self.assertEqual(owned_labels(facts[1]), [("Field", "kw")])
+        if sys.version_info >= (3, 13):
+            self.assertEqual(owned_labels(facts[2]), [("Field", "localdicts")])
+            self.assertEqual(owned_labels(facts[3]), [("Field", "thread_watchdogs")])
+        else:
+            self.assertEqual(owned_labels(facts[2]), [("Field", "dummies")])
+        self.assertEqual(local.value.__class__, Payload)
+
+    @unittest.skipIf(sys.version_info >= (3, 13), "3.13 keeps no key or callback in the local")
+    def test_key_and_callback_the_collector_cannot_see(self):
+        import ctypes
+        local = threading.local()
+        local.value = 1
+        word = ctypes.sizeof(ctypes.c_void_p)
+        # The mirror's fields after the head: key at +16, wr_callback at +56.
+        key = ctypes.py_object.from_address(id(local) + 2 * word).value
+        callback = ctypes.py_object.from_address(id(local) + 7 * word).value
+        self.assertIsInstance(key, str)
+        self.assertTrue(callable(callback))
+        watched = (id(key), id(callback))
+        refcounts = [sys.getrefcount(key) - 2, sys.getrefcount(callback) - 2]
+        del key, callback
+        _report, (key_facts, callback_facts) = walk(*watched)
+        self.assertIn(("Field", "key"), owned_labels(key_facts))
+        self.assertIn(("Field", "wr_callback"), owned_labels(callback_facts))
+        # Each reference once: the thread state's dict key and the local's.
+        self.assertEqual(explained(key_facts), refcounts[0])
 
 
 def _proxied(proxy):

@@ -136,7 +136,9 @@ inline constexpr uint8_t kEdgeInferred = 0x04;
 // for. "Unexplained" is not stored: the analysis derives it from refcounts.
 enum class RootKind : uint8_t {
     Interpreter = 0,  // sys.modules, sys/builtins dicts, static types, singletons
-    ThreadStack = 1,  // a running frame's local, argument or stack temporary
+    ThreadStack = 1,  // a running frame's local, argument or stack temporary,
+                      // or a reference the thread state holds (its dict,
+                      // context, handled exception...)
     Extension = 2,    // reported by a C/C++ library (describe API, recognisers),
                       // or a native node the owned edges into it do not
                       // account for (docs/format.md, "Native nodes")
