@@ -22,7 +22,9 @@
 //         defaults_kwdict, defaults_getter (C), annotations
 //   3.0   as 0.29, without classobj on 3.9+, then is_coroutine
 //   3.1   the defaults block becomes one object, `defaults`
-//   3.2+  as 3.1; on Python 3.12+ the dict is managed (no field)
+//   3.2   as 3.1; on Python 3.12+ the dict is managed (no field)
+// Cython 3.3 and later are not read (3.3 drops is_coroutine on Python 3.11+,
+// and a later series could keep a known size with another field order).
 // A fused function adds, after its CyFunction base: 0.29 __signatures__,
 // type, self; 3.x __signatures__, self.
 //
@@ -35,6 +37,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "object_kinds.h"
 
@@ -60,8 +63,12 @@ int cython_series(const char* tp_name, const char* kind) {
     if (*end != '_') return 0;
     std::strtol(end + 1, &end, 10);  // the patch
     // Other ABI suffixes ("limited", "nofinalize"...) are other layouts.
-    if (end != dot && std::strncmp(end, "amsendbackport", static_cast<size_t>(dot - end)) != 0) return 0;
-    if (major != 3 || minor < 0 || minor > 9) return 0;
+    constexpr std::string_view kBackport = "amsendbackport";
+    if (std::string_view(end, static_cast<size_t>(dot - end)) != std::string_view() &&
+        std::string_view(end, static_cast<size_t>(dot - end)) != kBackport)
+        return 0;
+    // 3.3 dropped _is_coroutine on Python 3.11+; later series are unknown.
+    if (major != 3 || minor < 0 || minor > 2) return 0;
     return 30 + static_cast<int>(minor);
 }
 
@@ -119,6 +126,11 @@ bool agrees(PyTypeObject* t, const Layout& l) {
 }
 
 }  // namespace
+
+int cython_function_series(const char* tp_name) {
+    if (int series = cython_series(tp_name, "cython_function_or_method")) return series;
+    return cython_series(tp_name, "fused_cython_function");
+}
 
 bool cython_function_fields(PyTypeObject* tp, std::vector<FieldSpec>& out) {
     if (int series = cython_series(tp->tp_name, "cython_function_or_method")) {

@@ -7,6 +7,8 @@
 //       the same walk without writing; returns counts and, for each address
 //       in `watch`, what the snapshot says about that object. Used by
 //       tests/probe to check refcount arithmetic without the CLI.
+//   _debug_cython_series(type_name) -> int                 TEST HOOK ONLY
+//       which Cython function layout a type name selects (cython_fields.cpp).
 //
 // Every entry point runs its body through translate_exceptions()
 // (entry_point.h): no C++ exception may unwind into the interpreter.
@@ -26,6 +28,7 @@
 #include "entry_point.h"
 #include "heap_walker.h"
 #include "live_module.h"
+#include "object_kinds.h"
 #include "python_text.h"
 #include "refscope/format/snapshot_io.h"
 #include "snapshot_header.h"
@@ -326,6 +329,16 @@ PyObject* probe_debug_perturb_layout(PyObject*, PyObject* const* args, Py_ssize_
     return layout_verdict(verdict);
 }
 
+// Which Cython layout a function type's name selects (cython_fields.cpp).
+PyObject* probe_debug_cython_series(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+    std::string name;
+    if (nargs != 1 || !append_utf8(name, args[0], 200)) {
+        PyErr_SetString(PyExc_TypeError, "_debug_cython_series(type_name: str)");
+        return nullptr;
+    }
+    return PyLong_FromLong(cython_function_series(name.c_str()));
+}
+
 PyMethodDef g_methods[] = {
     {"snapshot", fastcall(&probe_snapshot), METH_FASTCALL,
      "snapshot(path, collect=True, sequence=0, label='') -> dict\n\n"
@@ -341,6 +354,9 @@ PyMethodDef g_methods[] = {
      "(_Py_DebugOffsets, 3.13+) contradicts the one the probe was compiled with."},
     {"_debug_perturb_layout", fastcall(&probe_debug_perturb_layout), METH_FASTCALL,
      "_debug_perturb_layout(field) -> None or str\n\nTest hook: pretend a published offset moved."},
+    {"_debug_cython_series", fastcall(&probe_debug_cython_series), METH_FASTCALL,
+     "_debug_cython_series(type_name) -> int\n\n"
+     "Test hook: the Cython layout a function type's name selects (29, 30-32; 0: not read)."},
     {nullptr, nullptr, 0, nullptr},
 };
 

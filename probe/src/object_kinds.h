@@ -116,6 +116,9 @@ struct FieldSpec {
 // The fields of Cython's function objects (cython_fields.cpp) when `tp` is
 // one: true if it is (`out` stays empty when its layout is not known).
 bool cython_function_fields(PyTypeObject* tp, std::vector<FieldSpec>& out);
+// The Cython series whose function layout a type name selects: 29 for 0.29,
+// 30-32 for 3.0-3.2, 0 for names (and series, ABI variants) not read.
+int cython_function_series(const char* tp_name);
 
 // Appends the C fields of the standard-library types stdlib_fields.cpp
 // knows (after the type's members, skipping slots they name) and sets

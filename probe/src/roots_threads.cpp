@@ -22,15 +22,19 @@
 // published layout (_Py_DebugOffsets) agrees with the compiled one; else
 // threads are listed without roots and named "[frames not read: why]".
 //
-// Every version: the thread state's own strong references (the public
-// PyThreadState struct of the headers the probe is built against) are
-// roots of the thread too, one reference each: its dict (where
+// Every version: the strong references in the public PyThreadState struct
+// (of the headers the probe is built against) are roots of the thread too,
+// one reference each, unless the runtime's published layout contradicts
+// those headers: its dict (where
 // threading.local kept each thread's key before 3.13), the current
 // contextvars Context, the exception being raised and the one being handled
 // at the base of the thread, the profile and trace objects, the async
 // generator hooks, a pending async exception, and (3.13+) threading.local's
 // key and sentinel for the thread. Without them each of those objects shows
-// a reference nothing explains.
+// a reference nothing explains. Not read: the private _PyThreadStateImpl's
+// running asyncio loop (3.13+) and task (3.14+), and the sentinel weakref
+// _thread keeps behind the void pointer on_delete_data (3.9-3.12): each
+// keeps one unexplained reference.
 #include <string>
 
 #include "compat.h"
@@ -199,7 +203,9 @@ void add_thread_roots(HeapWalker& w) {
         // where a user looks for them.
         if (const char* problem = rs_frame_layout_problem()) name += std::string(" [frames not read: ") + problem + "]";
         uint32_t thread = w.add_thread(ident, name, is_main);
-        add_thread_state_roots(w, ts, thread);
+        // A runtime whose published thread-state layout contradicts the
+        // headers the probe was built with (3.13+) is not read at all.
+        if (rs_frame_layout_problem() == nullptr) add_thread_state_roots(w, ts, thread);
 #if PY_VERSION_HEX < 0x030B0000
         add_frame_objects(w, ts, thread);
 #else

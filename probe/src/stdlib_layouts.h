@@ -223,7 +223,8 @@ struct MethodWrapper {
 // threading.local's C object. Each thread's attribute dict is a value of
 // `dummies` (keyed by a weak reference to that thread's _localdummy, which
 // the thread state's dict holds under `key`) before 3.13, and of
-// `localdicts` (keyed by the thread's sentinel) from 3.13.
+// `localdicts` (keyed by the thread state's threading_local_key; the
+// weakrefs to each thread's sentinel are in thread_watchdogs) from 3.13.
 #if PY_VERSION_HEX >= 0x030D0000
 struct ThreadLocal {
     PyObject_HEAD

@@ -35,6 +35,14 @@ class FrameLayoutTest(unittest.TestCase):
         self.assertEqual(_probe.frame_layout_problem(), verdict)
         report, [facts] = walk(id(marker))
         self.assertEqual(thread_stack_roots(facts), [])
+        # Nor is the thread state itself read: its profile object is no root.
+        profiler = _Profiler()
+        sys.setprofile(profiler)
+        try:
+            _report, [profiler_facts] = walk(id(profiler))
+        finally:
+            sys.setprofile(None)
+        self.assertEqual(thread_stack_roots(profiler_facts), [])
         main = [name for _ident, name, is_main in report["threads"] if is_main]
         self.assertEqual(len(main), 1)
         self.assertIn("frames not read", main[0])
@@ -49,6 +57,11 @@ class FrameLayoutTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             _probe._debug_perturb_layout("no_such.field")
         self.assertIsNone(_probe.frame_layout_problem())
+
+
+class _Profiler:
+    def __call__(self, frame, event, arg):
+        return None
 
 
 if __name__ == "__main__":
