@@ -133,14 +133,14 @@ int cython_function_series(const char* tp_name) {
 }
 
 bool cython_function_fields(PyTypeObject* tp, std::vector<FieldSpec>& out) {
-    if (int series = cython_series(tp->tp_name, "cython_function_or_method")) {
-        Layout l = cyfunction_layout(series);
+    const int series = cython_function_series(tp->tp_name);
+    if (series == 0) return false;
+    const bool fused = cython_series(tp->tp_name, "cython_function_or_method") == 0;
+    Layout l = cyfunction_layout(series);
+    if (!fused) {
         if (agrees(tp, l)) out.insert(out.end(), l.fields.begin(), l.fields.end());
         return true;
     }
-    const int series = cython_series(tp->tp_name, "fused_cython_function");
-    if (series == 0) return false;
-    Layout l = cyfunction_layout(series);
     // __signatures__ is an object member of the fused type (labelled as a
     // Slot already); then 0.29's bound type, and the bound instance.
     const Py_ssize_t extra = series == 29 ? 3 : 2;

@@ -194,18 +194,18 @@ void add_thread_state_roots(HeapWalker& w, PyThreadState* ts, uint32_t thread) {
 void add_thread_roots(HeapWalker& w) {
     ThreadNames names = read_threading_module();
     PyInterpreterState* interp = PyInterpreterState_Get();
+    // Threads' frames and thread states are read only while the runtime's
+    // published layout (3.13+) agrees with the headers the probe was built
+    // with; otherwise the threads are listed, named with the reason.
+    const char* problem = rs_frame_layout_problem();
     for (PyThreadState* ts = PyInterpreterState_ThreadHead(interp); ts != nullptr;
          ts = PyThreadState_Next(ts)) {
         unsigned long ident = ts->thread_id;
         bool is_main = names.have_main && ident == names.main_ident;
         std::string name = thread_name(names, ident);
-        // Frames whose layout the runtime contradicts are not read: say so
-        // where a user looks for them.
-        if (const char* problem = rs_frame_layout_problem()) name += std::string(" [frames not read: ") + problem + "]";
+        if (problem != nullptr) name += std::string(" [frames not read: ") + problem + "]";
         uint32_t thread = w.add_thread(ident, name, is_main);
-        // A runtime whose published thread-state layout contradicts the
-        // headers the probe was built with (3.13+) is not read at all.
-        if (rs_frame_layout_problem() == nullptr) add_thread_state_roots(w, ts, thread);
+        if (problem == nullptr) add_thread_state_roots(w, ts, thread);
 #if PY_VERSION_HEX < 0x030B0000
         add_frame_objects(w, ts, thread);
 #else

@@ -36,6 +36,12 @@ Py_ssize_t member_offset(PyTypeObject* t, const char* name) {
     return -1;
 }
 
+// The type has the mirror's size (and, where given, its weaklist offset).
+bool sized(PyTypeObject* t, size_t size, Py_ssize_t weaklist = -1) {
+    return t != nullptr && t->tp_basicsize == static_cast<Py_ssize_t>(size) &&
+           (weaklist < 0 || t->tp_weaklistoffset == weaklist);
+}
+
 bool taken(const std::vector<MemberSlot>& out, size_t begin, Py_ssize_t offset) {
     for (size_t i = begin; i < out.size(); ++i)
         if (out[i].offset == offset) return true;
@@ -152,7 +158,6 @@ bool add_modules(PyTypeObject* tp, Fields& f) {
         }
         return true;
     }
-    auto sized = [](PyTypeObject* t, size_t size) { return t != nullptr && t->tp_basicsize == static_cast<Py_ssize_t>(size); };
     // The contextvars types are public (and final); 3.9 names them without
     // their module.
     if (tp == &PyContext_Type) {
@@ -194,12 +199,8 @@ bool add_modules(PyTypeObject* tp, Fields& f) {
 // thread-state key and the weakref callback, which local_traverse does not
 // visit (Owned: the collector cannot see them).
 bool add_thread_local(PyTypeObject* tp, Fields& f) {
-    auto mirrors = [](PyTypeObject* t, size_t size, size_t weaklist) {
-        return t->tp_basicsize == static_cast<Py_ssize_t>(size) &&
-               t->tp_weaklistoffset == static_cast<Py_ssize_t>(weaklist);
-    };
     if (PyTypeObject* t = base_named(tp, "_thread._local")) {
-        if (!mirrors(t, sizeof(layout::ThreadLocal), offsetof(layout::ThreadLocal, weakreflist))) return true;
+        if (!sized(t, sizeof(layout::ThreadLocal), RS_OFFSET(ThreadLocal, weakreflist))) return true;
         f.add(RS_OFFSET(ThreadLocal, args), "args", SlotUse::Traversed);
         f.add(RS_OFFSET(ThreadLocal, kw), "kw", SlotUse::Traversed);
 #if PY_VERSION_HEX >= 0x030D0000
@@ -214,7 +215,7 @@ bool add_thread_local(PyTypeObject* tp, Fields& f) {
     }
 #if PY_VERSION_HEX < 0x030D0000
     if (std::strcmp(tp->tp_name, "_thread._localdummy") == 0) {
-        if (mirrors(tp, sizeof(layout::ThreadLocalDummy), offsetof(layout::ThreadLocalDummy, weakreflist)))
+        if (sized(tp, sizeof(layout::ThreadLocalDummy), RS_OFFSET(ThreadLocalDummy, weakreflist)))
             f.add_borrowed(RS_OFFSET(ThreadLocalDummy, localdict), "localdict");
         return true;
     }
@@ -267,7 +268,8 @@ void collect_stdlib_fields(PyTypeObject* tp, TypeFacts& facts, std::vector<Membe
     }
     if (facts.kind != ObjectKind::Other) return;
     Fields f(out, facts.members_begin);
-    if (add_functools(tp, facts, f) || add_asyncio(tp, f) || add_modules(tp, f) || add_thread_local(tp, f)) return;
+    if (add_functools(tp, facts, f) || add_asyncio(tp, f) || add_modules(tp, f) || add_thread_local(tp, f))
+        return;
     std::vector<FieldSpec> cython;
     if (cython_function_fields(tp, cython)) {
         for (const FieldSpec& field : cython) f.add(field.offset, field.name, field.use);

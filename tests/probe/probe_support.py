@@ -48,6 +48,13 @@ def explained(facts):
     return total
 
 
+class NoOpProfiler:
+    """A profile function object (sys.setprofile): the thread state holds it."""
+
+    def __call__(self, frame, event, arg):
+        return None
+
+
 def cli():
     return os.environ.get("REFSCOPE_CLI")
 
@@ -74,5 +81,5 @@ def rss_bytes():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-__all__ = ["walk", "in_edges", "explained", "cli", "cli_json", "TempSnapshot", "rss_bytes",
+__all__ = ["walk", "in_edges", "explained", "NoOpProfiler", "cli", "cli_json", "TempSnapshot", "rss_bytes",
            "refscope", "_probe"]

@@ -114,5 +114,6 @@ class CythonFunctionTest(unittest.TestCase):
         report, _ = walk(collect=True)
         self.assertEqual(report["negative"], [])
 
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,7 +6,7 @@ frames and say so, not read garbage."""
 import sys
 import unittest
 
-from probe_support import ROOT_THREAD_STACK, _probe, walk
+from probe_support import ROOT_THREAD_STACK, NoOpProfiler, _probe, walk
 
 PUBLISHES_LAYOUT = sys.version_info >= (3, 13)
 
@@ -36,7 +36,7 @@ class FrameLayoutTest(unittest.TestCase):
         report, [facts] = walk(id(marker))
         self.assertEqual(thread_stack_roots(facts), [])
         # Nor is the thread state itself read: its profile object is no root.
-        profiler = _Profiler()
+        profiler = NoOpProfiler()
         sys.setprofile(profiler)
         try:
             _report, [profiler_facts] = walk(id(profiler))
@@ -57,11 +57,6 @@ class FrameLayoutTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             _probe._debug_perturb_layout("no_such.field")
         self.assertIsNone(_probe.frame_layout_problem())
-
-
-class _Profiler:
-    def __call__(self, frame, event, arg):
-        return None
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import sys
 import threading
 import unittest
 
-from probe_support import ROOT_THREAD_STACK, TempSnapshot, _probe, explained, refscope, walk
+from probe_support import ROOT_THREAD_STACK, NoOpProfiler, TempSnapshot, _probe, explained, refscope, walk
 
 
 class Mutator(threading.Thread):
@@ -60,14 +60,9 @@ class ThreadSafetyTest(unittest.TestCase):
                 t.join()
 
 
-class Profiler:
-    def __call__(self, frame, event, arg):
-        return None
-
-
 class ThreadStateRootsTest(unittest.TestCase):
     def test_context_profile_object_and_handled_exception(self):
-        profiler = Profiler()
+        profiler = NoOpProfiler()
         context = contextvars.copy_context()
         found = {}
 
