@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -311,6 +312,61 @@ TEST(GraphRender, LayoutPositionsForAScene) {
         EXPECT_GE(layout.nodes[i].y, c.y);
         EXPECT_LE(layout.nodes[i].y, c.y + c.height);
     }
+}
+
+// "An exported PNG was 2617×168": a path of 20 objects from a root, drawn
+// as dot draws it by default, is a strip; wrapped into rows it has about a
+// screen's shape, each row read left to right and the rows top to bottom.
+TEST(GraphRender, LongPathsWrapIntoRows) {
+    SnapshotBuilder b;
+    const uint32_t module = b.node("module", 1, "app", 80, format::kNodeGcTracked, "app");
+    b.root(module, RootKind::Interpreter, "sys.modules['app']");
+    std::vector<uint32_t> chain{module};
+    for (int i = 0; i < 19; ++i) {
+        const uint32_t next = b.node("app.Link", 1, {}, 48, format::kNodeGcTracked, "app");
+        b.edge(chain.back(), next, EdgeKind::Attribute, b.str("next"));
+        chain.push_back(next);
+    }
+    const Snapshot snapshot = b.build();
+    const analysis::GraphIndex index(snapshot);
+    const analysis::RootClasses roots(index);
+    const analysis::RetentionPaths paths(index, roots);
+    analysis::SubgraphOptions options;
+    options.cluster_by = analysis::ClusterBy::None;
+    const std::vector<uint32_t> targets{chain.back()};
+    const Subgraph g = analysis::extract_subgraph(index, roots, paths, targets, options);
+    ASSERT_EQ(g.nodes.size(), chain.size());
+
+    RenderOptions strip;
+    strip.wrap_long_paths = false;
+    const GraphLayout before = compute_layout(g, strip);
+    EXPECT_GT(before.width / before.height, 8.0);  // the defect: a strip
+    EXPECT_TRUE(contains(render_dot(g), "rank=same"));
+    EXPECT_FALSE(contains(render_dot(g, strip), "rank=same"));
+
+    const GraphLayout layout = compute_layout(g);
+    const double aspect = layout.width / layout.height;
+    EXPECT_GT(aspect, 0.5);
+    EXPECT_LT(aspect, 3.0);
+    // Read like text: along each row x grows; each next row starts below.
+    std::vector<std::pair<double, double>> at;  // (x, y) in path order
+    for (const uint32_t node : chain) {
+        const NodePlacement& p = layout.nodes[g.find(node)];
+        at.emplace_back(p.x, p.y);
+    }
+    size_t rows = 1;
+    for (size_t i = 1; i < at.size(); ++i) {
+        if (std::abs(at[i].second - at[i - 1].second) < 1.0) {
+            EXPECT_GT(at[i].first, at[i - 1].first) << "hop " << i;
+        } else {
+            EXPECT_GT(at[i].second, at[i - 1].second) << "hop " << i;
+            ++rows;
+        }
+    }
+    EXPECT_GE(rows, 3u);
+    // Clustered drawings stay as dot draws them (a row may not cross a frame).
+    options.cluster_by = analysis::ClusterBy::Module;
+    EXPECT_FALSE(contains(render_dot(analysis::extract_subgraph(index, roots, paths, targets, options)), "rank=same"));
 }
 
 // Two nodes with these lines (the second `second_lines`, or the first's

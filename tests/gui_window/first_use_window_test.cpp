@@ -9,6 +9,11 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QLineEdit>
+#include <QDockWidget>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QToolButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTableView>
@@ -27,7 +32,14 @@
 #include "window/object_tree_panels.h"
 #include "models/diff_model.h"
 #include "models/type_summary_model.h"
+#include "graph/graph_scene.h"
+#include "graph/graph_widget.h"
 #include "window/column_fit.h"
+#include "window/filter_bar.h"
+#include "window/connections_panel.h"
+#include "window/live_controls.h"
+#include "session/live_session.h"
+#include "refscope/analysis/display_text.h"
 #include "window/diff_panel.h"
 #include "window/objects_panel.h"
 #include "window/summary_panel.h"
@@ -103,6 +115,39 @@ bool open_snapshot(MainWindow& window, const QTemporaryDir& dir, const Snapshot&
     return testing::wait_settled(window) && window.loadErrors().isEmpty();
 }
 
+// Right-clicks `index` of `view` as a mouse does and returns the menu that
+// opened (null if none did).
+QMenu* right_click(QAbstractItemView* view, const QModelIndex& index) {
+    view->scrollTo(index);
+    const QPoint pos = view->visualRect(index).center();
+    QContextMenuEvent event(QContextMenuEvent::Mouse, pos, view->viewport()->mapToGlobal(pos));
+    QApplication::sendEvent(view->viewport(), &event);
+    // A menu closed before is deleted later: the open one is the visible one.
+    for (QMenu* menu : view->findChildren<QMenu*>(QStringLiteral("objectMenu"))) {
+        if (menu->isVisible()) return menu;
+    }
+    return nullptr;
+}
+
+// Chooses the action named `name` of an open menu, as a click on it does
+// (the menu closes and deletes itself). False when it has no such action.
+bool choose(QMenu* menu, const char* name) {
+    if (!menu) return false;
+    auto* action = menu->findChild<QAction*>(QString::fromLatin1(name));
+    if (!action || !action->isEnabled()) return false;
+    action->trigger();
+    menu->close();
+    return true;
+}
+
+QStringList action_names(const QMenu& menu) {
+    QStringList names;
+    for (const QAction* a : menu.actions()) {
+        if (!a->objectName().isEmpty()) names << a->objectName();
+    }
+    return names;
+}
+
 int row_of_type(SuspectsPanel& panel, const char* type) {
     for (int r = 0; r < panel.model()->rowCount(); ++r) {
         if (panel.model()->groupAt(r)->type == type) return r;
@@ -121,6 +166,8 @@ private slots:
     void backAndForwardOverSelections();
     void keyColumnsFitTheWindow();
     void keyboardShortcutsAreListed();
+    void rightClickMenusActOnTheRowUnderThePointer();
+    void connectionsLogCollapsesAndFollows();
 };
 
 // Defect B: choosing the low-confidence row listed every object of its type
@@ -378,6 +425,95 @@ void FirstUseWindowTest::keyboardShortcutsAreListed() {
     QCOMPARE(keys.value(QStringLiteral("Keyboard Shortcuts")), native(QKeyCombination(Qt::Key_F1)));
     QVERIFY(keys.contains(QStringLiteral("Leak Suspects")));  // the panels' Alt+1..8
     dialog->close();
+}
+
+// "No right-click menu on rows or nodes": every table, tree and graph node
+// offers the same actions for the object under the pointer, and they are
+// steps of Back/Forward like any other selection.
+void FirstUseWindowTest::rightClickMenusActOnTheRowUnderThePointer() {
+    QTemporaryDir dir;
+    MainWindow window;
+    DeepChain c = deep_chain();
+    QVERIFY(open_snapshot(window, dir, c.snapshot));
+    Workspace* w = window.workspace();
+    const Snapshot& s = window.timeline()->current()->snapshot();
+
+    // A summary row is a group: it filters by its type and has no address.
+    w->showPanel(Workspace::Panel::Summary);
+    QTableView* summary = w->summaryPanel()->view();
+    const int link_row = w->summaryPanel()->model()->rowOfGroup(QStringLiteral("app.Link"));
+    QVERIFY(link_row >= 0);
+    QMenu* menu = right_click(summary, summary->model()->index(link_row, 0));
+    QVERIFY(menu);
+    QCOMPARE(action_names(*menu), QStringList{QStringLiteral("filterByTerm")});
+    QVERIFY(choose(menu, "filterByTerm"));
+    QCOMPARE(w->filterBar()->text(), QStringLiteral("type:app.Link"));
+    QVERIFY(testing::wait_settled(window));
+    ObjectsPanel* objects = w->objectsPanel();
+    QCOMPARE(objects->model()->rowCount(), 60);
+
+    // An object row: the actions are about that row's object, not the selection.
+    w->selectObject(c.globals);
+    const QModelIndex row = objects->model()->index(7, ObjectTableModel::AddressColumn);
+    const uint32_t link = objects->model()->nodeAt(7);
+    menu = right_click(objects->view(), row);
+    QVERIFY(menu);
+    QCOMPARE(action_names(*menu), (QStringList{"showInGraph", "showReferrers", "showRetained", "copyAddress",
+                                               "copyPath", "filterByTerm"}));
+    QVERIFY(choose(right_click(objects->view(), row), "copyAddress"));
+    QCOMPARE(QApplication::clipboard()->text(), QString::fromStdString(analysis::format_address(s.node_address[link])));
+    QVERIFY(choose(right_click(objects->view(), row), "copyPath"));
+    const QString path = QApplication::clipboard()->text();
+    QVERIFY2(path.contains(QStringLiteral("['head']")) && path.contains(QStringLiteral(".next")), qPrintable(path));
+    QCOMPARE(w->selectedObject(), c.globals);  // copying selects nothing
+
+    QVERIFY(choose(right_click(objects->view(), row), "showReferrers"));
+    QCOMPARE(w->selectedObject(), link);
+    QCOMPARE(w->retainersPanel()->model()->target(), link);
+    QVERIFY(w->retainersPanel()->isVisible());
+    window.findChild<QAction*>(QStringLiteral("goBack"))->trigger();
+    QCOMPARE(w->selectedObject(), c.globals);
+
+    // The retainers tree has the menu too: its top item is the object itself.
+    QTreeView* tree = w->retainersPanel()->view();
+    QVERIFY(choose(right_click(tree, tree->model()->index(0, 0)), "showInGraph"));
+    QCOMPARE(w->selectedObject(), c.globals);
+    QVERIFY(w->graphWidget()->isVisible());
+
+    // A graph node's menu adds the same actions to its own (no "Show in Graph").
+    QVERIFY(testing::wait_settled(window));
+    QMenu node_menu;
+    w->graphWidget()->scene()->fillNodeMenu(node_menu, c.leaky);
+    QVERIFY(!action_names(node_menu).contains(QStringLiteral("showInGraph")));
+    QVERIFY(choose(&node_menu, "showReferrers"));
+    QCOMPARE(w->selectedObject(), c.leaky);
+}
+
+// "The Connections panel takes half the window ... its log does not follow
+// new lines": the panel is a few rows high with its log collapsed, a warning
+// opens the log, and the log follows new lines unless scrolled up.
+void FirstUseWindowTest::connectionsLogCollapsesAndFollows() {
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    window.live()->dock()->show();
+    ConnectionsPanel* panel = window.live()->panel();
+    QTRY_VERIFY(panel->isVisible());
+    QVERIFY(!panel->log()->isVisible());
+    QVERIFY2(panel->height() < 800 / 3, qPrintable(QString::number(panel->height())));
+    panel->setLogShown(true);
+    QVERIFY(panel->log()->isVisible());
+    for (int i = 0; i < 200; ++i) emit window.live()->session()->logLine(QStringLiteral("line %1").arg(i), false);
+    QScrollBar* bar = panel->log()->verticalScrollBar();
+    QVERIFY(bar->maximum() > 0);
+    QCOMPARE(bar->value(), bar->maximum());
+    bar->setValue(0);  // scrolled up to read: new lines do not pull it down
+    emit window.live()->session()->logLine(QStringLiteral("one more"), false);
+    QCOMPARE(bar->value(), 0);
+    panel->setLogShown(false);
+    emit window.live()->session()->logLine(QStringLiteral("refused"), true);
+    QVERIFY(panel->log()->isVisible());
+    QVERIFY(panel->logToggle()->text().contains(QStringLiteral("202")));
 }
 
 int main(int argc, char** argv) {

@@ -270,6 +270,10 @@ void GraphNodeItem::contextMenuEvent(QGraphicsSceneContextMenuEvent* event) {
     QAction* expand = menu.addAction(isGroup() ? QObject::tr("Show the %1 members").arg(count)
                                                : QObject::tr("Expand neighbours"));
     QAction* copy = menu.addAction(QObject::tr("Copy description"));
+    if (!isGroup()) {
+        menu.addSeparator();
+        s->fillNodeMenu(menu, node);
+    }
     const QAction* chosen = menu.exec(event->screenPos());
     if (chosen == expand && scene) {
         scene->requestExpansion(node, anchor, count);

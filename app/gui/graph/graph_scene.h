@@ -10,10 +10,15 @@
 // the widget re-requests the drawing with that node's neighbourhood opened up.
 #pragma once
 
+#include <functional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
 #include <QGraphicsScene>
 #include <QImage>
-#include <unordered_map>
-#include <vector>
+
+class QMenu;
 
 #include "graph/graph_data.h"
 #include "graph/graph_items.h"
@@ -57,6 +62,15 @@ public:
     void requestExpansion(uint32_t snapshotNode, uint32_t groupAnchor = kNoNode,
                           uint32_t groupCount = 0);
 
+    // What the window adds to a node's right-click menu (show referrers,
+    // copy address, ...: window/object_menu.h); the graph library itself
+    // knows nothing of the window. Called with the menu and the node.
+    using NodeMenuHook = std::function<void(QMenu&, uint32_t snapshotNode)>;
+    void setNodeMenuHook(NodeMenuHook hook) { nodeMenuHook_ = std::move(hook); }
+    void fillNodeMenu(QMenu& menu, uint32_t snapshotNode) const {
+        if (nodeMenuHook_) nodeMenuHook_(menu, snapshotNode);
+    }
+
 signals:
     void nodeClicked(uint32_t snapshotNode);
     void nodeExpandRequested(uint32_t snapshotNode);
@@ -77,6 +91,7 @@ private:
     std::unordered_map<uint32_t, GraphNodeItem*> bySnapshotNode_;
     GraphNodeItem* highlighted_ = nullptr;
     uint32_t selected_ = refscope::kNoNode;
+    NodeMenuHook nodeMenuHook_;
 };
 
 }  // namespace refscope::app

@@ -259,8 +259,11 @@ void GraphWidget::showResult(GraphDataPtr graph) {
         }
         fitOnResult_ = false;
     } else {
+        // A re-layout (hops, clusters, an expansion) moves every node: keep
+        // the expanded node, else the selection, where the eye is.
         view_->keepZoom();
-        if (const GraphNodeItem* item = scene_->nodeItemFor(focusNode_)) {
+        const uint32_t centre = focusNode_ != refscope::kNoNode ? focusNode_ : selected_;
+        if (const GraphNodeItem* item = scene_->nodeItemFor(centre)) {
             view_->centreOn(item->pos());
         }
     }

@@ -1,5 +1,8 @@
 #include "models/cell_text.h"
 
+#include <algorithm>
+
+
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
 #include "refscope/analysis/descriptions.h"
@@ -93,6 +96,16 @@ QString cycle_text(const analysis::Cycles* cycles, uint32_t node) {
         .arg(cycle)
         .arg(count_text(cycles->info(cycle).members), bytes_text(cycles->info(cycle).bytes),
              QString::fromStdString(cycles->explain(cycle)));
+}
+
+QString filter_term(const QString& field, const QString& value) {
+    const bool plain = !value.isEmpty() && std::none_of(value.begin(), value.end(), [](QChar c) {
+        return c.isSpace() || c == u'(' || c == u')' || c == u'"' || c == u'\\';
+    });
+    if (plain) return field + u':' + value;
+    QString quoted = value;
+    quoted.replace(u'\\', QStringLiteral("\\\\")).replace(u'"', QStringLiteral("\\\""));
+    return field + QStringLiteral(":\"") + quoted + u'"';
 }
 
 }  // namespace refscope::app

@@ -57,6 +57,11 @@ QString root_class_text(const Snapshot& snapshot, const RootRef& root);
 // when it is in none (or `cycles` is null). No final full stop.
 QString cycle_text(const analysis::Cycles* cycles, uint32_t node);
 
+// A filter-language term selecting `value` in `field` ("type:app.Leaky"),
+// the value quoted when it holds what would end or split it (white space, a
+// parenthesis, a quote or backslash: the parser's word ends and escapes).
+QString filter_term(const QString& field, const QString& value);
+
 // Order-preserving maps of signed values onto uint64 sort keys.
 inline uint64_t signed_sort_key(int64_t value) {
     return static_cast<uint64_t>(value) ^ 0x8000000000000000ull;

@@ -151,6 +151,7 @@ QVariant DiffModel::data(const QModelIndex& index, int role) const {
             }
             return {};
         case SortKeyRole: return sortKey(row, column);
+        case FilterTermRole: return filter_term(QStringLiteral("type"), QString::fromStdString(row.name));
         case Qt::TextAlignmentRole:
             return column == TypeColumn ? QVariant() : QVariant::fromValue(int(kNumberAlignment));
         case Qt::ToolTipRole:

@@ -15,6 +15,11 @@ enum ModelRole : int {
     // true on the "… N more" item of a tree whose children are shown in
     // batches; the window calls the model's showMore() on it.
     MoreRowsRole,
+    // The filter-language term that selects the objects a group row stands
+    // for ("type:app.Leaky", "module:app"; filter_term() writes it); invalid
+    // for rows that are one object (their type is the object's) or a group
+    // no term names ("(unknown type)"). The right-click menu's "Filter by".
+    FilterTermRole,
 };
 
 }  // namespace refscope::app

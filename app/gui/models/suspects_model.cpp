@@ -95,6 +95,7 @@ QVariant SuspectsModel::data(const QModelIndex& index, int role) const {
                 case ReasonColumn: return QString::fromStdString(g.reason);
             }
             return {};
+        case FilterTermRole: return filter_term(QStringLiteral("type"), QString::fromStdString(g.type));
         case NodeIdRole:
             return g.representative == kNoNode ? QVariant() : QVariant::fromValue<quint32>(g.representative);
         case SortKeyRole:

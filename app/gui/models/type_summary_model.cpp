@@ -318,6 +318,11 @@ QVariant TypeSummaryModel::data(const QModelIndex& index, int role) const {
                 case DeltaBytesColumn: return g.has_delta ? QVariant::fromValue<qlonglong>(g.delta_bytes) : QVariant();
             }
             return {};
+        case FilterTermRole:
+            // The unnamed groups ("(unknown type)") are no name a term can select.
+            if (g.name.empty() || g.name.front() == '(') return {};
+            return filter_term(by_ == GroupBy::Module ? QStringLiteral("module") : QStringLiteral("type"),
+                               QString::fromStdString(g.name));
         case Qt::TextAlignmentRole:
             return column == NameColumn ? QVariant() : QVariant::fromValue(int(kNumberAlignment));
         case Qt::ToolTipRole:

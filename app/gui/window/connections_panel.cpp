@@ -9,11 +9,14 @@
 #include <QLineEdit>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTime>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "session/live_process_model.h"
@@ -44,8 +47,14 @@ ConnectionsPanel::ConnectionsPanel(LiveSession* session, QWidget* parent)
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     table_->verticalHeader()->hide();
     table_->horizontalHeader()->setStretchLastSection(false);
-    table_->horizontalHeader()->setSectionResizeMode(LiveProcessModel::CommandLine, QHeaderView::Stretch);
     table_->setWordWrap(false);
+    // Every column but the command line fits its text (State was cut off);
+    // the command line takes what is left and elides.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(LiveProcessModel::CommandLine, QHeaderView::Stretch);
+    table_->setTextElideMode(Qt::ElideMiddle);
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(table_, &QWidget::customContextMenuRequested, this, &ConnectionsPanel::showProcessMenu);
 
     snapshot_button_ = new QPushButton(tr("Take Snapshot"), this);
     snapshot_button_->setObjectName(QStringLiteral("takeSnapshot"));
@@ -93,6 +102,15 @@ ConnectionsPanel::ConnectionsPanel(LiveSession* session, QWidget* parent)
     connect(auto_seconds_, &QSpinBox::valueChanged, this, &ConnectionsPanel::applyAutomatic);
     connect(auto_collect_, &QCheckBox::toggled, this, &ConnectionsPanel::applyAutomatic);
 
+    log_toggle_ = new QToolButton(this);
+    log_toggle_->setObjectName(QStringLiteral("liveLogToggle"));
+    log_toggle_->setCheckable(true);
+    log_toggle_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    log_toggle_->setArrowType(Qt::RightArrow);
+    log_toggle_->setText(tr("Log"));
+    log_toggle_->setToolTip(tr("Show the log of connections, refusals, discards and drops"));
+    connect(log_toggle_, &QToolButton::toggled, this, &ConnectionsPanel::setLogShown);
+
     log_ = new QPlainTextEdit(this);
     log_->setObjectName(QStringLiteral("liveLog"));
     log_->setReadOnly(true);
@@ -115,11 +133,16 @@ ConnectionsPanel::ConnectionsPanel(LiveSession* session, QWidget* parent)
     commands->addWidget(auto_collect_);
     commands->addStretch(1);
     commands->addWidget(attach_button_);
+    commands->addWidget(log_toggle_);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(table_, 3);
     layout->addLayout(commands);
     layout->addWidget(log_, 2);
+    // Compact by default: the dock shares the window with the suspects, so
+    // the log (read when something went wrong) starts collapsed, and
+    // warnings open it (appendLog).
+    log_->hide();
 
     connect(session_, &LiveSession::logLine, this, &ConnectionsPanel::appendLog);
     connect(session_, &LiveSession::listeningChanged, this, &ConnectionsPanel::updateState);
@@ -175,7 +198,47 @@ void ConnectionsPanel::setLabel(const QString& label) {
 
 void ConnectionsPanel::appendLog(const QString& line, bool warning) {
     const QString time = QTime::currentTime().toString(QStringLiteral("HH:mm:ss"));
+    // The log follows new lines unless the person scrolled up to read.
+    QScrollBar* bar = log_->verticalScrollBar();
+    const bool at_end = bar->value() == bar->maximum();
     log_->appendPlainText(warning ? QStringLiteral("%1  warning: %2").arg(time, line) : QStringLiteral("%1  %2").arg(time, line));
+    if (at_end) bar->setValue(bar->maximum());
+    ++log_lines_;
+    log_toggle_->setText(tr("Log (%1)").arg(log_lines_));
+    if (warning) log_toggle_->setChecked(true);
+}
+
+void ConnectionsPanel::setLogShown(bool shown) {
+    log_toggle_->setChecked(shown);
+    log_toggle_->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
+    log_->setVisible(shown);
+    if (shown) log_->verticalScrollBar()->setValue(log_->verticalScrollBar()->maximum());
+}
+
+QSize ConnectionsPanel::sizeHint() const {
+    // About four process rows and the command row: the dock opens below the
+    // workspace without taking half the window (the default hint of a table
+    // and a log is several hundred pixels).
+    const int row = table_->verticalHeader()->defaultSectionSize();
+    const int table = table_->horizontalHeader()->sizeHint().height() + 4 * row + 2 * table_->frameWidth();
+    const int rest = address_->sizeHint().height() + snapshot_button_->sizeHint().height() + 24;
+    const int log = log_->isVisible() ? 6 * fontMetrics().lineSpacing() : 0;
+    return {QWidget::sizeHint().width(), table + rest + log};
+}
+
+void ConnectionsPanel::showProcessMenu(const QPoint& pos) {
+    // The commands of the buttons, for the process under the pointer (the
+    // right press has selected its row): enabled exactly as the buttons are.
+    auto* menu = new QMenu(table_);
+    menu->setObjectName(QStringLiteral("processMenu"));
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    for (QPushButton* button : {snapshot_button_, collect_button_, baseline_button_, label_button_, disconnect_button_}) {
+        QAction* action = menu->addAction(button->text());
+        action->setObjectName(button->objectName());
+        action->setEnabled(button->isEnabled());
+        connect(action, &QAction::triggered, button, &QPushButton::click);
+    }
+    menu->popup(table_->viewport()->mapToGlobal(pos));
 }
 
 void ConnectionsPanel::applyAutomatic() {

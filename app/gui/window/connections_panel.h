@@ -3,8 +3,10 @@
 // command lines to connect or attach a program), the processes (pid, command
 // line, Python, uptime, state, snapshots), the commands — Take snapshot,
 // Collect + snapshot, Mark as baseline, Label…, Disconnect, automatic
-// snapshots every N s, Attach to process… — and a log of connections,
-// refusals, discards and drops. Commands act on the selected processes, or
+// snapshots every N s, Attach to process… (the row commands also on a right
+// click of a process) — and a log of connections, refusals, discards and
+// drops, collapsed under a "Log (N)" toggle until wanted or a warning comes,
+// so the dock stays a few rows high. Commands act on the selected processes, or
 // on every connected one when none is selected; Disconnect only on the
 // selected ones.
 #pragma once
@@ -20,6 +22,7 @@ class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QTableView;
+class QToolButton;
 
 namespace refscope::app {
 
@@ -48,6 +51,10 @@ public:
     LiveProcessModel* model() const { return model_; }
     QTableView* table() const { return table_; }
     QPlainTextEdit* log() const { return log_; }
+    // Shows or collapses the log (collapsed at first; a warning opens it).
+    void setLogShown(bool shown);
+    QToolButton* logToggle() const { return log_toggle_; }
+    QSize sizeHint() const override;
     QLabel* addressLabel() const { return address_; }
     // Labels the target processes (the probe puts it in their next snapshots).
     void setLabel(const QString& label);
@@ -62,6 +69,7 @@ signals:
 
 private:
     void appendLog(const QString& line, bool warning);
+    void showProcessMenu(const QPoint& pos);
     void updateState();
     void applyAutomatic();
 
@@ -81,6 +89,8 @@ private:
     QSpinBox* auto_seconds_;
     QCheckBox* auto_collect_;
     QPlainTextEdit* log_;
+    QToolButton* log_toggle_;
+    int log_lines_ = 0;
 };
 
 }  // namespace refscope::app

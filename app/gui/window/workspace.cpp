@@ -1,19 +1,25 @@
 #include "window/workspace.h"
 
+#include <utility>
+
+#include <QAbstractItemView>
 #include <QDataStream>
 #include <QIODevice>
 #include <QTimer>
-#include <utility>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTableView>
+#include <QTreeView>
 #include <QVBoxLayout>
 
+#include "graph/graph_scene.h"
 #include "graph/graph_view.h"
 #include "graph/graph_widget.h"
 #include "models/cell_text.h"
 #include "models/filter_runner.h"
 #include "window/diff_panel.h"
 #include "window/filter_bar.h"
+#include "window/object_menu.h"
 #include "window/object_tree_panels.h"
 #include "window/objects_panel.h"
 #include "window/path_panel.h"
@@ -78,6 +84,15 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(filter_bar_);
     layout->addWidget(main_splitter_, 1);
+
+    QAbstractItemView* const object_views[] = {suspects_panel_->view(),   summary_panel_->view(),
+                                               diff_panel_->view(),       objects_panel_->view(),
+                                               retainers_panel_->view(), retained_panel_->view()};
+    for (QAbstractItemView* view : object_views) {
+        attach_object_menu(view, *this);
+    }
+    graph_->scene()->setNodeMenuHook(
+        [this](QMenu& menu, uint32_t node) { fill_object_menu(menu, *this, MenuSubject{node, {}}, true); });
 
     connect(filter_bar_, &FilterBar::filterChanged, this, &Workspace::onFilterChanged);
     connect(suspects_panel_, &SuspectsPanel::suspectActivated, this,

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "graphviz_session.h"
+#include "path_rows.h"
 #include "refscope/analysis/descriptions.h"
 #include "refscope/format/atomic_file.h"
 #include "refscope/graphviz/graph_look.h"
@@ -152,10 +153,13 @@ struct Attributes {
     Agsym_t* edge_penwidth;
     Agsym_t* edge_tooltip;
     Agsym_t* edge_arrowhead;
+    Agsym_t* edge_minlen;
+    Agsym_t* edge_weight;
+    Agsym_t* graph_rank;
 };
 
-Attributes declare_attributes(Agraph_t* g, const RenderOptions& options) {
-    declare_attribute(g, AGRAPH, "rankdir", options.rankdir == RankDir::LeftToRight ? "LR" : "TB");
+Attributes declare_attributes(Agraph_t* g, const RenderOptions& options, RankDir rankdir) {
+    declare_attribute(g, AGRAPH, "rankdir", rankdir == RankDir::LeftToRight ? "LR" : "TB");
     declare_attribute(g, AGRAPH, "fontname", "Helvetica");
     declare_attribute(g, AGRAPH, "fontsize", "12");
     declare_attribute(g, AGRAPH, "labelloc", "t");
@@ -202,6 +206,9 @@ Attributes declare_attributes(Agraph_t* g, const RenderOptions& options) {
     a.edge_penwidth = declare_attribute(g, AGEDGE, "penwidth", "1");
     a.edge_tooltip = declare_attribute(g, AGEDGE, "tooltip", "");
     a.edge_arrowhead = declare_attribute(g, AGEDGE, "arrowhead", "normal");
+    a.edge_minlen = declare_attribute(g, AGEDGE, "minlen", "1");
+    a.edge_weight = declare_attribute(g, AGEDGE, "weight", "1");
+    a.graph_rank = declare_attribute(g, AGRAPH, "rank", "");
     return a;
 }
 
@@ -293,8 +300,48 @@ struct BuiltGraph {
     std::vector<Agraph_t*> clusters;
 };
 
+// A long path's rows (path_rows.h): each row one rank, the hop from a row's
+// end to the next row's start two ranks long.
+void wrap_path(Agraph_t* g, const std::vector<std::vector<uint32_t>>& rows, const BuiltGraph& built,
+               const Subgraph& subgraph, const Attributes& a) {
+    std::vector<uint32_t> row_of(built.nodes.size(), 0xFFFFFFFFu);
+    for (size_t r = 0; r < rows.size(); ++r) {
+        const std::string name = "row_" + std::to_string(r);
+        Agraph_t* sub = agsubg(g, const_cast<char*>(name.c_str()), 1);
+        if (!sub) throw GraphvizError(GraphvizError::Kind::Graph, "Graphviz: agsubg failed");
+        set_attribute(sub, a.graph_rank, "same");
+        for (const uint32_t i : rows[r]) {
+            agsubnode(sub, built.nodes[i], 1);
+            row_of[i] = static_cast<uint32_t>(r);
+        }
+    }
+    // dot straightens edges: left alone it puts each row's start under the
+    // last row's end, a staircase. An invisible, heavy edge between the rows'
+    // starts lines them up on the left; the real hop from a row's end to the
+    // next row's start pulls nothing (weight 0).
+    for (size_t r = 1; r < rows.size(); ++r) {
+        Agedge_t* align = agedge(g, built.nodes[rows[r - 1].front()], built.nodes[rows[r].front()], nullptr, 1);
+        if (!align) throw GraphvizError(GraphvizError::Kind::Graph, "Graphviz: agedge failed");
+        set_attribute(align, a.edge_style, "invis");
+        set_attribute(align, a.edge_weight, "100");
+        set_attribute(align, a.edge_minlen, "2");
+    }
+    for (size_t i = 0; i < subgraph.edges.size(); ++i) {
+        const SubgraphEdge& e = subgraph.edges[i];
+        if (e.on_path && row_of[e.from] != 0xFFFFFFFFu && row_of[e.to] == row_of[e.from] + 1) {
+            set_attribute(built.edges[i], a.edge_minlen, "2");
+            set_attribute(built.edges[i], a.edge_weight, "0");
+        }
+    }
+}
+
 BuiltGraph build_graph(Agraph_t* g, const Subgraph& subgraph, const RenderOptions& options) {
-    const Attributes a = declare_attributes(g, options);
+    // Only the default left-to-right drawing wraps: a caller asking for top
+    // to bottom gets exactly that.
+    const std::vector<std::vector<uint32_t>> rows =
+        options.rankdir == RankDir::LeftToRight && options.wrap_long_paths ? path_rows(subgraph)
+                                                                           : std::vector<std::vector<uint32_t>>{};
+    const Attributes a = declare_attributes(g, options, rows.empty() ? options.rankdir : RankDir::TopToBottom);
     if (const std::string caption = graph_caption(subgraph, options); !caption.empty()) {
         set_html_attribute(g, g, a.graph_label, caption);
     }
@@ -333,6 +380,7 @@ BuiltGraph build_graph(Agraph_t* g, const Subgraph& subgraph, const RenderOption
         style_edge(g, ge, e, a, crosses_cluster);
         built.edges.push_back(ge);
     }
+    if (!rows.empty()) wrap_path(g, rows, built, subgraph, a);
     return built;
 }
 

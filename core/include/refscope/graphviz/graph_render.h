@@ -67,6 +67,10 @@ enum class RankDir : uint8_t { LeftToRight, TopToBottom };
 
 struct RenderOptions {
     RankDir rankdir = RankDir::LeftToRight;
+    // Left to right only: a retention path longer than a few objects is cut
+    // into rows read like lines of text, so that the drawing has a screen's
+    // shape rather than a strip's (src/graphviz/path_rows.h).
+    bool wrap_long_paths = true;
     // Shown above the graph, followed by the subgraph's notes (targets with
     // no path) and a "… not shown" line when the cap was reached.
     std::string title;
