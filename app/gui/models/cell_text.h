@@ -9,12 +9,15 @@
 
 #include <Qt>
 #include <QString>
+#include <QStringList>
+#include <QVariant>
 
 #include "refscope/snapshot.h"
 
 namespace refscope::analysis {
 class Cycles;
 class DominatorTree;
+class GraphIndex;
 class RetentionPaths;
 }  // namespace refscope::analysis
 
@@ -56,6 +59,17 @@ QString root_class_text(const Snapshot& snapshot, const RootRef& root);
 // "It is in cycle #3 (2 objects, 176 B): <why>" for the node's cycle, empty
 // when it is in none (or `cycles` is null). No final full stop.
 QString cycle_text(const analysis::Cycles* cycles, uint32_t node);
+
+// What an edge's label does not say about it: "weak", "not owned",
+// "inferred", "GC-invisible" (the retainers tree and the inspector both
+// show these, so the two views agree on which reference is which).
+QStringList edge_notes(const analysis::GraphIndex& index, uint32_t edge);
+// The edge's tooltip: its kind, label and ownership ("attribute .user
+// (owned)").
+QString edge_tooltip(const analysis::GraphIndex& index, uint32_t edge);
+// The colour of an edge's label: red for a GC-invisible reference, gray for
+// one that does not keep its target alive, none (the default) otherwise.
+QVariant edge_foreground(const analysis::GraphIndex& index, uint32_t edge);
 
 // Order-preserving maps of signed values onto uint64 sort keys.
 inline uint64_t signed_sort_key(int64_t value) {
