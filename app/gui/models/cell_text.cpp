@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include <QColor>
 
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
 #include "refscope/analysis/descriptions.h"
+#include "refscope/analysis/graph_index.h"
 #include "refscope/analysis/retention_paths.h"
 #include "refscope/analysis/root_classes.h"
 #include "refscope/analysis/subgraph.h"
@@ -106,6 +108,32 @@ QString filter_term(const QString& field, const QString& value) {
     QString quoted = value;
     quoted.replace(u'\\', QStringLiteral("\\\\")).replace(u'"', QStringLiteral("\\\""));
     return field + QStringLiteral(":\"") + quoted + u'"';
+}
+
+QStringList edge_notes(const analysis::GraphIndex& index, uint32_t edge) {
+    const Snapshot& s = index.snapshot();
+    QStringList notes;
+    if (s.edge_kind[edge] == static_cast<uint8_t>(format::EdgeKind::Weak)) notes << QStringLiteral("weak");
+    if (!(s.edge_flags[edge] & format::kEdgeOwned)) notes << QStringLiteral("not owned");
+    if (s.edge_flags[edge] & format::kEdgeInferred) notes << QStringLiteral("inferred");
+    if (index.hidden_from_gc(edge)) notes << QStringLiteral("GC-invisible");
+    return notes;
+}
+
+QString edge_tooltip(const analysis::GraphIndex& index, uint32_t edge) {
+    const Snapshot& s = index.snapshot();
+    return QStringLiteral("%1 %2 (%3)")
+        .arg(to_qstring(analysis::edge_kind_name(s.edge_kind[edge])),
+             QString::fromStdString(analysis::describe_edge(s, edge)),
+             index.hidden_from_gc(edge) ? QStringLiteral("owned, not reported by tp_traverse: the garbage collector cannot see it")
+             : (s.edge_flags[edge] & format::kEdgeOwned) ? QStringLiteral("owned")
+                                                         : QStringLiteral("not owned"));
+}
+
+QVariant edge_foreground(const analysis::GraphIndex& index, uint32_t edge) {
+    if (index.hidden_from_gc(edge)) return QColor(170, 30, 30);
+    if (!index.retains(edge)) return QColor(Qt::gray);
+    return {};
 }
 
 }  // namespace refscope::app

@@ -9,12 +9,15 @@
 
 #include <Qt>
 #include <QString>
+#include <QStringList>
+#include <QVariant>
 
 #include "refscope/snapshot.h"
 
 namespace refscope::analysis {
 class Cycles;
 class DominatorTree;
+class GraphIndex;
 class RetentionPaths;
 }  // namespace refscope::analysis
 
@@ -61,6 +64,16 @@ QString cycle_text(const analysis::Cycles* cycles, uint32_t node);
 // the value quoted when it holds what would end or split it (white space, a
 // parenthesis, a quote or backslash: the parser's word ends and escapes).
 QString filter_term(const QString& field, const QString& value);
+// What an edge's label does not say about it: "weak", "not owned",
+// "inferred", "GC-invisible" (the retainers tree and the inspector both
+// show these, so the two views agree on which reference is which).
+QStringList edge_notes(const analysis::GraphIndex& index, uint32_t edge);
+// The edge's tooltip: its kind, label and ownership ("attribute .user
+// (owned)").
+QString edge_tooltip(const analysis::GraphIndex& index, uint32_t edge);
+// The colour of an edge's label: red for a GC-invisible reference, gray for
+// one that does not keep its target alive, none (the default) otherwise.
+QVariant edge_foreground(const analysis::GraphIndex& index, uint32_t edge);
 
 // Order-preserving maps of signed values onto uint64 sort keys.
 inline uint64_t signed_sort_key(int64_t value) {

@@ -158,14 +158,8 @@ QModelIndexList RetainersTreeModel::revealChainToRoot() {
 int RetainersTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
 
 QString RetainersTreeModel::notes(const Item& it) const {
-    const Snapshot& s = analysis_->snapshot();
     QStringList notes;
-    if (it.edge != kNoEdge) {
-        if (s.edge_kind[it.edge] == static_cast<uint8_t>(format::EdgeKind::Weak)) notes << QStringLiteral("weak");
-        if (!(s.edge_flags[it.edge] & format::kEdgeOwned)) notes << QStringLiteral("not owned");
-        if (s.edge_flags[it.edge] & format::kEdgeInferred) notes << QStringLiteral("inferred");
-        if (analysis_->index().hidden_from_gc(it.edge)) notes << QStringLiteral("GC-invisible");
-    }
+    if (it.edge != kNoEdge) notes = edge_notes(analysis_->index(), it.edge);
     if (it.cycle) notes << QStringLiteral("(cycle)");
     if (analysis_->roots().is_root(it.node)) notes << QStringLiteral("GC root");
     if (analysis_->roots().unexplained(it.node) > 0) notes << QStringLiteral("unexplained surplus");
@@ -238,8 +232,8 @@ QVariant RetainersTreeModel::data(const QModelIndex& index, int role) const {
             return {};
         case Qt::ForegroundRole:
             if (it.edge != kNoEdge && column == ViaColumn) {
-                if (analysis_->index().hidden_from_gc(it.edge)) return QColor(170, 30, 30);
-                if (!analysis_->index().retains(it.edge)) return QColor(Qt::gray);
+                const QVariant color = edge_foreground(analysis_->index(), it.edge);
+                if (color.isValid()) return color;
             }
             if (it.cycle) return QColor(Qt::gray);
             return {};
@@ -247,12 +241,7 @@ QVariant RetainersTreeModel::data(const QModelIndex& index, int role) const {
             switch (column) {
                 case ViaColumn:
                     if (it.edge == kNoEdge) return {};
-                    return QStringLiteral("%1 %2 (%3)")
-                        .arg(to_qstring(edge_kind_name(s.edge_kind[it.edge])), QString::fromStdString(describe_edge(s, it.edge)),
-                             analysis_->index().hidden_from_gc(it.edge)
-                                 ? QStringLiteral("owned, not reported by tp_traverse: the garbage collector cannot see it")
-                                 : (s.edge_flags[it.edge] & format::kEdgeOwned) ? QStringLiteral("owned")
-                                                                                : QStringLiteral("not owned"));
+                    return edge_tooltip(analysis_->index(), it.edge);
                 case SizeColumn: return exact_bytes_text(s.node_size[n]);
                 case DistanceColumn: return distance_tooltip(paths, n);
                 default:

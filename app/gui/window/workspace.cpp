@@ -19,6 +19,7 @@
 #include "models/filter_runner.h"
 #include "window/diff_panel.h"
 #include "window/filter_bar.h"
+#include "window/inspector_panel.h"
 #include "window/object_menu.h"
 #include "window/object_tree_panels.h"
 #include "window/objects_panel.h"
@@ -43,6 +44,7 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     path_panel_ = new PathPanel(this);
     retainers_panel_ = new RetainersPanel(this);
     retained_panel_ = new RetainedPanel(this);
+    inspector_panel_ = new InspectorPanel(this);
     graph_ = new GraphWidget(this);
     graph_->setObjectName(QStringLiteral("graphPanel"));
     graph_->setFocusProxy(graph_->view());
@@ -54,7 +56,7 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     }
     detail_tabs_ = new QTabWidget(this);
     detail_tabs_->setObjectName(QStringLiteral("detailTabs"));
-    for (Panel panel : {Panel::Graph, Panel::Retainers, Panel::Retained}) {
+    for (Panel panel : {Panel::Graph, Panel::Retainers, Panel::Retained, Panel::Inspector}) {
         detail_tabs_->addTab(panelWidget(panel), panelName(panel));
     }
     // The path is always in view above the picture: it is the answer, the
@@ -87,7 +89,8 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
 
     QAbstractItemView* const object_views[] = {suspects_panel_->view(),   summary_panel_->view(),
                                                diff_panel_->view(),       objects_panel_->view(),
-                                               retainers_panel_->view(), retained_panel_->view()};
+                                               retainers_panel_->view(), retained_panel_->view(),
+                                               inspector_panel_->view()};
     for (QAbstractItemView* view : object_views) {
         attach_object_menu(view, *this);
     }
@@ -107,6 +110,8 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     connect(path_panel_, &PathPanel::objectActivated, this, &Workspace::selectObject);
     connect(retainers_panel_, &RetainersPanel::objectActivated, this, &Workspace::selectObject);
     connect(retained_panel_, &RetainedPanel::objectActivated, this, &Workspace::selectObject);
+    connect(inspector_panel_, &InspectorPanel::objectActivated, this, &Workspace::selectObject);
+    connect(inspector_panel_, &InspectorPanel::allocationFrameActivated, path_panel_, &PathPanel::openFrame);
     connect(graph_, &GraphWidget::objectSelected, this, [this](uint32_t node) { select(node, Origin::Graph); });
     connect(graph_, &GraphWidget::exportFinished, this, [this](const QString& path, bool ok, const QString& text) {
         emit message(ok ? tr("Exported %1").arg(path) : text);
@@ -129,6 +134,7 @@ void Workspace::setAnalysis(AnalysisPtr analysis) {
     path_panel_->setAnalysis(analysis_);
     retainers_panel_->setAnalysis(analysis_);
     retained_panel_->setAnalysis(analysis_);
+    inspector_panel_->setAnalysis(analysis_);
     graph_->setAnalysis(analysis_);
     emit objectSelected(kNoNode);
 }
@@ -186,6 +192,7 @@ void Workspace::select(uint32_t node, Origin origin) {
     path_panel_->showObject(node);
     retainers_panel_->showObject(node);
     retained_panel_->showObject(node);
+    inspector_panel_->showObject(node);
     if (origin != Origin::Objects) objects_panel_->showSelection(node);
     // A click in the graph highlights there; anything else draws the object
     // with its paths (the graph panel lays it out on its worker thread).
@@ -211,6 +218,7 @@ QWidget* Workspace::panelWidget(Panel panel) const {
     case Panel::Retainers: return retainers_panel_;
     case Panel::Retained: return retained_panel_;
     case Panel::Graph: return graph_;
+    case Panel::Inspector: return inspector_panel_;
     }
     return nullptr;
 }
@@ -235,6 +243,7 @@ QString Workspace::panelName(Panel panel) {
     case Panel::Retainers: return tr("Retainers");
     case Panel::Retained: return tr("Retained");
     case Panel::Graph: return tr("Graph");
+    case Panel::Inspector: return tr("Inspector");
     }
     return {};
 }

@@ -5,15 +5,18 @@
 //   │ [Leak suspects | Summary | Diff]      │ Path: why the selected object   │
 //   │  groups: what leaks, what is big,     │ is alive                        │
 //   │  what grew                            ├─────────────────────────────────┤
-//   ├───────────────────────────────────────┤ [Graph | Retainers | Retained]  │
-//   │ Objects of the chosen group           │  the picture, who holds it,     │
-//   │                                       │  what it keeps alive            │
+//   ├───────────────────────────────────────┤ [Graph | Retainers | Retained | │
+//   │ Objects of the chosen group           │  Inspector]                     │
+//   │                                       │  the picture, who holds it,     │
+//   │                                       │  what it keeps alive, what it   │
+//   │                                       │  holds (its fields)             │
 //   └───────────────────────────────────────┴─────────────────────────────────┘
 //
 // Choosing a group (a suspect row, a type in the summary or the diff, a
 // filter) lists its objects; choosing an object anywhere (a row, a suspect's
 // representative, a node of the graph, a link in the path, an item of the
-// trees) makes it the selection every object panel follows.
+// trees, a value in the inspector) makes it the selection every object
+// panel follows.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +39,7 @@ namespace refscope::app {
 class DiffPanel;
 class FilterBar;
 class GraphWidget;
+class InspectorPanel;
 class ObjectsPanel;
 class PathPanel;
 class RetainedPanel;
@@ -48,9 +52,9 @@ class Workspace : public QWidget {
     Q_OBJECT
 
 public:
-    // The panels, in Alt+1..Alt+8 order.
-    enum class Panel { Suspects, Summary, Diff, Objects, Path, Retainers, Retained, Graph };
-    static constexpr int kPanelCount = 8;
+    // The panels, in Alt+1..Alt+9 order.
+    enum class Panel { Suspects, Summary, Diff, Objects, Path, Retainers, Retained, Graph, Inspector };
+    static constexpr int kPanelCount = 9;
 
     explicit Workspace(QWidget* parent = nullptr);
     ~Workspace() override;
@@ -99,6 +103,7 @@ public:
     PathPanel* pathPanel() const { return path_panel_; }
     RetainersPanel* retainersPanel() const { return retainers_panel_; }
     RetainedPanel* retainedPanel() const { return retained_panel_; }
+    InspectorPanel* inspectorPanel() const { return inspector_panel_; }
     GraphWidget* graphWidget() const { return graph_; }
 
 public slots:
@@ -146,6 +151,7 @@ private:
     PathPanel* path_panel_;
     RetainersPanel* retainers_panel_;
     RetainedPanel* retained_panel_;
+    InspectorPanel* inspector_panel_;
     GraphWidget* graph_;
 };
 
