@@ -14,6 +14,7 @@
 #include "models/filter_runner.h"
 #include "window/diff_panel.h"
 #include "window/filter_bar.h"
+#include "window/growth_panel.h"
 #include "window/object_tree_panels.h"
 #include "window/objects_panel.h"
 #include "window/path_panel.h"
@@ -40,10 +41,11 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     graph_ = new GraphWidget(this);
     graph_->setObjectName(QStringLiteral("graphPanel"));
     graph_->setFocusProxy(graph_->view());
+    growth_panel_ = new GrowthPanel(this);
 
     group_tabs_ = new QTabWidget(this);
     group_tabs_->setObjectName(QStringLiteral("groupTabs"));
-    for (Panel panel : {Panel::Suspects, Panel::Summary, Panel::Diff}) {
+    for (Panel panel : {Panel::Suspects, Panel::Summary, Panel::Diff, Panel::Growth}) {
         group_tabs_->addTab(panelWidget(panel), panelName(panel));
     }
     detail_tabs_ = new QTabWidget(this);
@@ -84,6 +86,7 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
             [this](const QString& type, const std::vector<uint32_t>& objects, uint32_t representative) {
                 showGroup(tr("suspect %1").arg(type), objects);
                 select(representative, Origin::Elsewhere);
+                growth_panel_->setChosenType(type);
             });
     connect(summary_panel_, &SummaryPanel::groupActivated, this, &Workspace::showGroup);
     connect(diff_panel_, &DiffPanel::typeActivated, this, &Workspace::showGroup);
@@ -93,6 +96,7 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     connect(retainers_panel_, &RetainersPanel::objectActivated, this, &Workspace::selectObject);
     connect(retained_panel_, &RetainedPanel::objectActivated, this, &Workspace::selectObject);
     connect(graph_, &GraphWidget::objectSelected, this, [this](uint32_t node) { select(node, Origin::Graph); });
+    connect(growth_panel_, &GrowthPanel::message, this, &Workspace::message);
     connect(graph_, &GraphWidget::exportFinished, this, [this](const QString& path, bool ok, const QString& text) {
         emit message(ok ? tr("Exported %1").arg(path) : text);
     });
@@ -115,6 +119,7 @@ void Workspace::setAnalysis(AnalysisPtr analysis) {
     retainers_panel_->setAnalysis(analysis_);
     retained_panel_->setAnalysis(analysis_);
     graph_->setAnalysis(analysis_);
+    growth_panel_->setChosenType({});  // the suspects are ranked anew
     emit objectSelected(kNoNode);
 }
 
@@ -153,7 +158,7 @@ const analysis::LeakSuspects* Workspace::suspects() const { return suspects_pane
 
 bool Workspace::selectSuspect(int row) { return suspects_panel_->selectRow(row); }
 
-bool Workspace::busy() const { return summary_panel_->busy() || filter_bar_->busy() || graph_->busy(); }
+bool Workspace::busy() const { return summary_panel_->busy() || filter_bar_->busy() || graph_->busy() || growth_panel_->busy(); }
 
 void Workspace::selectObject(uint32_t node) { select(node, Origin::Elsewhere); }
 
@@ -196,6 +201,7 @@ QWidget* Workspace::panelWidget(Panel panel) const {
     case Panel::Retainers: return retainers_panel_;
     case Panel::Retained: return retained_panel_;
     case Panel::Graph: return graph_;
+    case Panel::Growth: return growth_panel_;
     }
     return nullptr;
 }
@@ -220,6 +226,7 @@ QString Workspace::panelName(Panel panel) {
     case Panel::Retainers: return tr("Retainers");
     case Panel::Retained: return tr("Retained");
     case Panel::Graph: return tr("Graph");
+    case Panel::Growth: return tr("Growth");
     }
     return {};
 }

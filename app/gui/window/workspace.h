@@ -2,9 +2,9 @@
 // selection they share.
 //
 //   ┌ filter ───────────────────────────────────────────────────────────────┐
-//   │ [Leak suspects | Summary | Diff]      │ Path: why the selected object   │
-//   │  groups: what leaks, what is big,     │ is alive                        │
-//   │  what grew                            ├─────────────────────────────────┤
+//   │ [Leak suspects | Summary | Diff |     │ Path: why the selected object   │
+//   │  Growth]  groups: what leaks, what is │ is alive                        │
+//   │  big, what grew (and how, over time)  ├─────────────────────────────────┤
 //   ├───────────────────────────────────────┤ [Graph | Retainers | Retained]  │
 //   │ Objects of the chosen group           │  the picture, who holds it,     │
 //   │                                       │  what it keeps alive            │
@@ -35,6 +35,7 @@ namespace refscope::app {
 
 class DiffPanel;
 class FilterBar;
+class GrowthPanel;
 class GraphWidget;
 class ObjectsPanel;
 class PathPanel;
@@ -48,9 +49,10 @@ class Workspace : public QWidget {
     Q_OBJECT
 
 public:
-    // The panels, in Alt+1..Alt+8 order.
-    enum class Panel { Suspects, Summary, Diff, Objects, Path, Retainers, Retained, Graph };
-    static constexpr int kPanelCount = 8;
+    // The panels, in Alt+1..Alt+9 order (Growth came last, after the keys
+    // people had learned).
+    enum class Panel { Suspects, Summary, Diff, Objects, Path, Retainers, Retained, Graph, Growth };
+    static constexpr int kPanelCount = 9;
 
     explicit Workspace(QWidget* parent = nullptr);
     ~Workspace() override;
@@ -100,6 +102,7 @@ public:
     RetainersPanel* retainersPanel() const { return retainers_panel_; }
     RetainedPanel* retainedPanel() const { return retained_panel_; }
     GraphWidget* graphWidget() const { return graph_; }
+    GrowthPanel* growthPanel() const { return growth_panel_; }
 
 public slots:
     // Makes `node` the selection of every object panel (kNoNode clears).
@@ -147,6 +150,7 @@ private:
     RetainersPanel* retainers_panel_;
     RetainedPanel* retained_panel_;
     GraphWidget* graph_;
+    GrowthPanel* growth_panel_;
 };
 
 }  // namespace refscope::app
