@@ -122,10 +122,11 @@ void GrowthPanel::refresh() {
         return !analysis || !timeline_ || timeline_->indexOf(analysis) < 0;
     });
     std::vector<AnalysisPtr> missing;
-    if (timeline_) {
-        for (const AnalysisPtr& analysis : timeline_->sameProcess(timeline_->current())) {
-            if (!totalsOf(analysis)) missing.push_back(analysis);
-        }
+    const std::vector<AnalysisPtr> process = timeline_ ? timeline_->sameProcess(timeline_->current())
+                                                       : std::vector<AnalysisPtr>{};
+    // One snapshot draws no chart: nothing is counted until a second arrives.
+    for (size_t i = 0; i < process.size() && process.size() >= 2; ++i) {
+        if (!totalsOf(process[i])) missing.push_back(process[i]);
     }
     if (!missing.empty()) {
         // One pass over each new snapshot's objects, off the GUI thread. A

@@ -5,7 +5,8 @@
 // process may differ) or a leak suspect (its type is highlighted).
 //
 // Each snapshot's per-type totals are counted once, on a worker thread
-// (one pass over its objects), and kept while the snapshot is open: the
+// (one pass over its objects), once its process has a second snapshot open
+// (a lone snapshot draws no chart), and kept while the snapshot is open: the
 // chart is rebuilt from them without touching a heap. Closed snapshots'
 // totals are dropped with them.
 #pragma once
