@@ -29,6 +29,7 @@
 #include "session/snapshot_loader.h"
 #include "session/snapshot_timeline.h"
 #include "window/empty_state.h"
+#include "window/growth_panel.h"
 #include "window/live_controls.h"
 #include "window/navigation_controls.h"
 #include "window/recent_files.h"
@@ -70,6 +71,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     empty_state_ = new EmptyState(this);
     workspace_ = new Workspace(this);
+    workspace_->growthPanel()->setTimeline(timeline_);
     pages_ = new QStackedWidget(this);
     pages_->addWidget(empty_state_);
     pages_->addWidget(workspace_);
@@ -167,6 +169,7 @@ void MainWindow::buildMenus() {
     file->addAction(reload_action_);
     file->addSeparator();
     file->addAction(export_action_);
+    file->addAction(workspace_->growthPanel()->exportAction());
     file->addSeparator();
     file->addAction(close_action_);
     file->addSeparator();
@@ -183,7 +186,8 @@ void MainWindow::buildMenus() {
     for (int p = 0; p < Workspace::kPanelCount; ++p) {
         const auto panel = static_cast<Workspace::Panel>(p);
         QAction* action = view->addAction(Workspace::panelName(panel));
-        action->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + p)));
+        // Alt+1..Alt+9, then Alt+0 for the tenth, as on the keyboard's row.
+        action->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(p < 9 ? Qt::Key_1 + p : Qt::Key_0)));
         connect(action, &QAction::triggered, this, [this, panel] { workspace_->showPanel(panel); });
         addAction(action);
     }

@@ -19,6 +19,7 @@
 #include "models/filter_runner.h"
 #include "window/diff_panel.h"
 #include "window/filter_bar.h"
+#include "window/growth_panel.h"
 #include "window/inspector_panel.h"
 #include "window/object_menu.h"
 #include "window/object_tree_panels.h"
@@ -48,10 +49,11 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     graph_ = new GraphWidget(this);
     graph_->setObjectName(QStringLiteral("graphPanel"));
     graph_->setFocusProxy(graph_->view());
+    growth_panel_ = new GrowthPanel(this);
 
     group_tabs_ = new QTabWidget(this);
     group_tabs_->setObjectName(QStringLiteral("groupTabs"));
-    for (Panel panel : {Panel::Suspects, Panel::Summary, Panel::Diff}) {
+    for (Panel panel : {Panel::Suspects, Panel::Summary, Panel::Diff, Panel::Growth}) {
         group_tabs_->addTab(panelWidget(panel), panelName(panel));
     }
     detail_tabs_ = new QTabWidget(this);
@@ -102,6 +104,7 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
             [this](const QString& type, const std::vector<uint32_t>& objects, uint32_t representative) {
                 showGroup(tr("suspect %1").arg(type), objects);
                 select(representative, Origin::Elsewhere);
+                growth_panel_->setChosenType(type);
             });
     connect(summary_panel_, &SummaryPanel::groupActivated, this, &Workspace::showGroup);
     connect(diff_panel_, &DiffPanel::typeActivated, this, &Workspace::showGroup);
@@ -113,6 +116,7 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     connect(inspector_panel_, &InspectorPanel::objectActivated, this, &Workspace::selectObject);
     connect(inspector_panel_, &InspectorPanel::allocationFrameActivated, path_panel_, &PathPanel::openFrame);
     connect(graph_, &GraphWidget::objectSelected, this, [this](uint32_t node) { select(node, Origin::Graph); });
+    connect(growth_panel_, &GrowthPanel::message, this, &Workspace::message);
     connect(graph_, &GraphWidget::exportFinished, this, [this](const QString& path, bool ok, const QString& text) {
         emit message(ok ? tr("Exported %1").arg(path) : text);
     });
@@ -136,6 +140,7 @@ void Workspace::setAnalysis(AnalysisPtr analysis) {
     retained_panel_->setAnalysis(analysis_);
     inspector_panel_->setAnalysis(analysis_);
     graph_->setAnalysis(analysis_);
+    growth_panel_->setChosenType({});  // the suspects are ranked anew
     emit objectSelected(kNoNode);
 }
 
@@ -174,7 +179,7 @@ const analysis::LeakSuspects* Workspace::suspects() const { return suspects_pane
 
 bool Workspace::selectSuspect(int row) { return suspects_panel_->selectRow(row); }
 
-bool Workspace::busy() const { return summary_panel_->busy() || filter_bar_->busy() || graph_->busy(); }
+bool Workspace::busy() const { return summary_panel_->busy() || filter_bar_->busy() || graph_->busy() || growth_panel_->busy(); }
 
 void Workspace::selectObject(uint32_t node) { select(node, Origin::Elsewhere); }
 
@@ -219,6 +224,7 @@ QWidget* Workspace::panelWidget(Panel panel) const {
     case Panel::Retained: return retained_panel_;
     case Panel::Graph: return graph_;
     case Panel::Inspector: return inspector_panel_;
+    case Panel::Growth: return growth_panel_;
     }
     return nullptr;
 }
@@ -244,6 +250,7 @@ QString Workspace::panelName(Panel panel) {
     case Panel::Retained: return tr("Retained");
     case Panel::Graph: return tr("Graph");
     case Panel::Inspector: return tr("Inspector");
+    case Panel::Growth: return tr("Growth");
     }
     return {};
 }

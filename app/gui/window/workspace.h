@@ -2,9 +2,9 @@
 // selection they share.
 //
 //   ┌ filter ───────────────────────────────────────────────────────────────┐
-//   │ [Leak suspects | Summary | Diff]      │ Path: why the selected object   │
-//   │  groups: what leaks, what is big,     │ is alive                        │
-//   │  what grew                            ├─────────────────────────────────┤
+//   │ [Leak suspects | Summary | Diff |     │ Path: why the selected object   │
+//   │  Growth]  groups: what leaks, what is │ is alive                        │
+//   │  big, what grew (and how, over time)  ├─────────────────────────────────┤
 //   ├───────────────────────────────────────┤ [Graph | Retainers | Retained | │
 //   │ Objects of the chosen group           │  Inspector]                     │
 //   │                                       │  the picture, who holds it,     │
@@ -38,6 +38,7 @@ namespace refscope::app {
 
 class DiffPanel;
 class FilterBar;
+class GrowthPanel;
 class GraphWidget;
 class InspectorPanel;
 class ObjectsPanel;
@@ -52,9 +53,10 @@ class Workspace : public QWidget {
     Q_OBJECT
 
 public:
-    // The panels, in Alt+1..Alt+9 order.
-    enum class Panel { Suspects, Summary, Diff, Objects, Path, Retainers, Retained, Graph, Inspector };
-    static constexpr int kPanelCount = 9;
+    // The panels, in Alt+1..Alt+9, Alt+0 order (Inspector and Growth came
+    // last, after the keys people had learned).
+    enum class Panel { Suspects, Summary, Diff, Objects, Path, Retainers, Retained, Graph, Inspector, Growth };
+    static constexpr int kPanelCount = 10;
 
     explicit Workspace(QWidget* parent = nullptr);
     ~Workspace() override;
@@ -105,6 +107,7 @@ public:
     RetainedPanel* retainedPanel() const { return retained_panel_; }
     InspectorPanel* inspectorPanel() const { return inspector_panel_; }
     GraphWidget* graphWidget() const { return graph_; }
+    GrowthPanel* growthPanel() const { return growth_panel_; }
 
 public slots:
     // Makes `node` the selection of every object panel (kNoNode clears).
@@ -153,6 +156,7 @@ private:
     RetainedPanel* retained_panel_;
     InspectorPanel* inspector_panel_;
     GraphWidget* graph_;
+    GrowthPanel* growth_panel_;
 };
 
 }  // namespace refscope::app

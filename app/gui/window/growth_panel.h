@@ -1,0 +1,95 @@
+// The Growth panel: the growth chart (growth_chart.h) over the open snapshots
+// of the current snapshot's process, with an Objects/Bytes switch and
+// Export. It follows the timeline: a snapshot opened or arriving from a live
+// session ("Every N s") redraws it, as does choosing another snapshot (whose
+// process may differ) or a leak suspect (its type is highlighted).
+//
+// Each snapshot's per-type totals are counted once, on a worker thread
+// (one pass over its objects), once its process has a second snapshot open
+// (a lone snapshot draws no chart), and kept while the snapshot is open: the
+// chart is rebuilt from them without touching a heap. Closed snapshots'
+// totals are dropped with them.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <QWidget>
+
+#include "session/analysis_ptr.h"
+#include "session/growth_series.h"
+#include "session/latest_request_worker.h"
+
+class QAction;
+class QToolButton;
+
+namespace refscope::app {
+
+class GrowthChart;
+class SnapshotTimeline;
+
+class GrowthPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit GrowthPanel(QWidget* parent = nullptr);
+    ~GrowthPanel() override;
+
+    // The snapshots to chart (the window's timeline); set once.
+    void setTimeline(SnapshotTimeline* timeline);
+    // The type to highlight (the chosen suspect's); empty: none.
+    void setChosenType(const QString& type);
+    QString chosenType() const { return chosen_; }
+    void setMeasure(GrowthMeasure measure);
+    GrowthMeasure measure() const { return measure_; }
+
+    const GrowthSeries& series() const;
+    GrowthChart* chart() const { return chart_; }
+    // Per-type totals still being counted.
+    bool busy() const { return worker_.busy(); }
+
+    // PNG or SVG by extension (GrowthChart::exportTo). Synchronous.
+    bool exportTo(const QString& path, QString* error = nullptr) const;
+    // File ▸ Export Growth Chart…: asks for a file name, then exportTo.
+    QAction* exportAction() const { return export_action_; }
+
+signals:
+    // One line for the status bar (export outcomes).
+    void message(const QString& text);
+
+private:
+    void refresh();
+    void rebuild();
+    void exportWithDialog();
+
+    struct Counted {
+        std::weak_ptr<const analysis::SnapshotAnalysis> analysis;
+        TypeTotalsPtr totals;
+    };
+    // Totals the worker finished, handed over under the lock: a request
+    // superseded by a newer snapshot's arrival keeps what it counted.
+    struct Finished {
+        std::mutex mutex;
+        std::vector<std::pair<std::weak_ptr<const analysis::SnapshotAnalysis>, TypeTotalsPtr>> totals;
+    };
+    void takeFinished();
+    // The totals of `analysis` if counted (and it is the same analysis, not
+    // a new one at a freed one's address), else null.
+    TypeTotalsPtr totalsOf(const AnalysisPtr& analysis) const;
+
+    SnapshotTimeline* timeline_ = nullptr;
+    QString chosen_;
+    GrowthMeasure measure_ = GrowthMeasure::Bytes;
+    std::unordered_map<const analysis::SnapshotAnalysis*, Counted> counted_;
+    std::shared_ptr<Finished> finished_ = std::make_shared<Finished>();
+
+    GrowthChart* chart_;
+    QToolButton* objects_button_;
+    QToolButton* bytes_button_;
+    QAction* export_action_;
+    LatestRequestWorker worker_{LatestRequestWorker::Priority::Background};  // last: joined first
+};
+
+}  // namespace refscope::app

@@ -1,0 +1,244 @@
+// The growth chart in the real window, headless (issue 16, item 5): three
+// snapshots of one process are opened; the Growth tab draws one line per
+// growing type with the snapshots' own counts, the fastest growing first;
+// choosing a leak suspect highlights its type; a fourth snapshot arriving as
+// a live session delivers it (LiveControls opens each saved snapshot with
+// MainWindow::openFiles) extends every line; PNG and SVG exports are valid
+// files. A screenshot at 1280×800 is left in the build folder.
+#include <QApplication>
+#include <QFile>
+#include <QMenuBar>
+#include <QSvgRenderer>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QtTest>
+
+#include <map>
+#include <string>
+
+#include "models/suspects_model.h"
+#include "refscope/analysis/descriptions.h"
+#include "refscope/format/snapshot_io.h"
+#include "session/snapshot_timeline.h"
+#include "session_fixtures.h"
+#include "window/growth_chart.h"
+#include "window/growth_panel.h"
+#include "window/main_window.h"
+#include "window/suspects_panel.h"
+#include "window/workspace.h"
+#include "window_test_support.h"
+
+using namespace refscope;
+using namespace refscope::app;
+
+namespace {
+
+// Objects and bytes per type name, counted by walking the snapshot.
+std::map<std::string, std::pair<uint64_t, uint64_t>> tally(const Snapshot& s) {
+    std::map<std::string, std::pair<uint64_t, uint64_t>> result;
+    for (uint32_t n = 0; n < s.node_count(); ++n) {
+        auto& [objects, bytes] = result[std::string(analysis::type_name(s, n))];
+        ++objects;
+        bytes += s.node_size[n];
+    }
+    return result;
+}
+
+// Checks every line of the panel's series against the snapshots' own counts
+// and that the lines come most growth first.
+void check_values(const GrowthSeries& series, const std::vector<Snapshot>& snapshots) {
+    QCOMPARE(series.samples.size(), snapshots.size());
+    QVERIFY(!series.lines.empty());
+    for (size_t i = 0; i < series.lines.size(); ++i) {
+        const GrowthLine& line = series.lines[i];
+        for (size_t s = 0; s < snapshots.size(); ++s) {
+            const auto counted = tally(snapshots[s]);
+            const auto found = counted.find(line.type);
+            QCOMPARE(line.objects[s], found == counted.end() ? 0 : found->second.first);
+            QCOMPARE(line.bytes[s], found == counted.end() ? 0 : found->second.second);
+        }
+        if (i > 0 && !line.chosen) QVERIFY(series.lines[i - 1].growth(series.measure) >= line.growth(series.measure));
+    }
+}
+
+}  // namespace
+
+class GrowthWindowTest : public QObject {
+    Q_OBJECT
+private slots:
+    void growthIsDrawnHighlightedUpdatedAndExported();
+    void oneSnapshotOfAProcessSaysWhatToDo();
+};
+
+void GrowthWindowTest::growthIsDrawnHighlightedUpdatedAndExported() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    std::vector<Snapshot> snapshots;
+    QStringList files;
+    for (uint32_t i = 0; i < 4; ++i) {
+        snapshots.push_back(testing::make_registry_snapshot(10 + 100 * i * i, i + 1));
+        files << dir.filePath(QStringLiteral("s%1.rscope").arg(i + 1));
+        format::write_snapshot_file(snapshots.back(), files.back().toStdString());
+    }
+
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    window.openFiles(files.mid(0, 3));
+    QVERIFY(testing::wait_settled(window));
+    QVERIFY(window.loadErrors().isEmpty());
+    Workspace* w = window.workspace();
+    GrowthPanel* panel = w->growthPanel();
+    w->showPanel(Workspace::Panel::Growth);
+    QCOMPARE(testing::find<QTabWidget>(window, "groupTabs")->currentWidget(), static_cast<QWidget*>(panel));
+
+    // Bytes first: str (a key and a token per session) outgrows app.Session.
+    std::vector<Snapshot> first_three(snapshots.begin(), snapshots.begin() + 3);
+    QVERIFY(panel->chart()->hasChart());
+    QCOMPARE(panel->series().measure, GrowthMeasure::Bytes);
+    check_values(panel->series(), first_three);
+    QCOMPARE(panel->series().lines.size(), size_t{2});  // only two types grow
+    QCOMPARE(panel->series().lines[0].type, std::string("str"));
+    QCOMPARE(panel->series().current, 2);  // the newest is shown
+    QVERIFY(panel->series().timed);
+
+    // Objects: the switch in the panel's bar.
+    QTest::mouseClick(testing::find<QToolButton>(window, "growthObjects"), Qt::LeftButton);
+    QCOMPARE(panel->series().measure, GrowthMeasure::Objects);
+    check_values(panel->series(), first_three);
+    const auto session_line = [&]() -> const GrowthLine* {
+        for (const GrowthLine& line : panel->series().lines) {
+            if (line.type == "app.Session") return &line;
+        }
+        return nullptr;
+    };
+    QVERIFY(session_line());
+    QCOMPARE(session_line()->objects, (std::vector<uint64_t>{10, 110, 410}));
+
+    // Choosing a suspect highlights its type.
+    QVERIFY(!panel->series().chosenLine());
+    QVERIFY(window.selectTopSuspect());
+    QVERIFY(testing::wait_settled(window));
+    const analysis::SuspectGroup* top = w->suspectsPanel()->model()->groupAt(0);
+    QVERIFY(top);
+    QCOMPARE(panel->chosenType(), QString::fromStdString(top->type));
+    QVERIFY(panel->series().chosenLine());
+    QCOMPARE(panel->series().chosenLine()->type, top->type);
+    for (const GrowthLine& line : panel->series().lines) QCOMPARE(line.chosen, line.type == top->type);
+
+    // A fourth snapshot arrives, as a live session's does: every line grows a point.
+    window.openFiles({files[3]});
+    QVERIFY(testing::wait_settled(window));
+    QCOMPARE(window.timeline()->count(), 4);
+    check_values(panel->series(), snapshots);
+    QCOMPARE(session_line()->objects, (std::vector<uint64_t>{10, 110, 410, 910}));
+    QCOMPARE(panel->series().current, 3);
+
+    // Clicking app.Session's legend entry chooses it; hovering its newest
+    // point tells the exact values.
+    w->showPanel(Workspace::Panel::Growth);
+    GrowthChart* chart = panel->chart();
+    QVERIFY(chart->isVisible());
+    size_t session_index = 0;
+    while (panel->series().lines[session_index].type != "app.Session") ++session_index;
+    QTest::mouseClick(chart, Qt::LeftButton, {}, chart->legendEntry(session_index).center().toPoint());
+    QCOMPARE(panel->chosenType(), QStringLiteral("app.Session"));
+    QCOMPARE(panel->series().chosenLine()->type, std::string("app.Session"));
+    const QString tip = chart->toolTipAt(chart->pointPosition(session_index, 3) + QPointF(2, 1));
+    QVERIFY2(tip.contains(QLatin1String("app.Session")) && tip.contains(QLatin1String("910 objects")) &&
+                 tip.contains(QLatin1String("after 910 logins")) && tip.contains(QLatin1String("+900 objects")),
+             qPrintable(tip));
+    QVERIFY(chart->toolTipAt(QPointF(1, 1)).isEmpty());
+
+    // Exports: PNG at the export size, SVG that parses and names the types.
+    QAction* export_action = nullptr;
+    for (QAction* action : window.menuBar()->actions().front()->menu()->actions()) {
+        if (action == panel->exportAction()) export_action = action;
+    }
+    QVERIFY2(export_action, "File ▸ Export Growth Chart… is missing");
+    QVERIFY(export_action->isEnabled());
+    const QString png = dir.filePath(QStringLiteral("growth.png"));
+    const QString svg = dir.filePath(QStringLiteral("growth.svg"));
+    QString error;
+    QVERIFY2(panel->exportTo(png, &error), qPrintable(error));
+    QImage image(png);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.size(), GrowthChart::kExportSize);
+    QVERIFY2(panel->exportTo(svg, &error), qPrintable(error));
+    QSvgRenderer renderer(svg);
+    QVERIFY(renderer.isValid());
+    QFile svg_file(svg);
+    QVERIFY(svg_file.open(QIODevice::ReadOnly));
+    const QByteArray svg_text = svg_file.readAll();
+    for (const GrowthLine& line : panel->series().lines) QVERIFY2(svg_text.contains(line.type.c_str()), line.type.c_str());
+    QVERIFY(svg_text.contains("(chosen)"));
+    QVERIFY(!panel->exportTo(dir.filePath(QStringLiteral("growth.gif")), &error));
+    QVERIFY(error.contains(QLatin1String(".png or .svg")));
+
+    // What a person sees at 1280×800 (looked at by hand; kept with the
+    // export at the chart's own size).
+    w->showPanel(Workspace::Panel::Growth);
+    QVERIFY(testing::wait_settled(window));
+    QVERIFY(window.grab().save(testing::output_file("growth-window.png")));
+    QVERIFY(panel->exportTo(testing::output_file("growth-chart.png")));
+    // Bytes, on a dark palette: the axes and text follow the palette.
+    QTest::mouseClick(testing::find<QToolButton>(window, "growthBytes"), Qt::LeftButton);
+    QCOMPARE(panel->series().measure, GrowthMeasure::Bytes);
+    QPalette dark = chart->palette();
+    dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x24));
+    dark.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+    chart->setPalette(dark);
+    QVERIFY(panel->exportTo(testing::output_file("growth-chart-dark-bytes.png")));
+    QCOMPARE(QImage(testing::output_file("growth-chart-dark-bytes.png")).pixelColor(2, 2), dark.color(QPalette::Base));
+}
+
+void GrowthWindowTest::oneSnapshotOfAProcessSaysWhatToDo() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString first = dir.filePath(QStringLiteral("a1.rscope"));
+    const QString other = dir.filePath(QStringLiteral("other.rscope"));
+    const QString second = dir.filePath(QStringLiteral("a2.rscope"));
+    format::write_snapshot_file(testing::make_registry_snapshot(10, 1), first.toStdString());
+    format::write_snapshot_file(testing::make_registry_snapshot(50, 1, 4242), other.toStdString());
+    format::write_snapshot_file(testing::make_registry_snapshot(30, 2), second.toStdString());
+
+    MainWindow window;
+    window.show();
+    GrowthPanel* panel = window.workspace()->growthPanel();
+    window.openFiles({first});
+    QVERIFY(testing::wait_settled(window));
+    QVERIFY(!panel->chart()->hasChart());
+    QVERIFY(panel->chart()->emptyText().contains(QLatin1String("second snapshot of this process")));
+    QVERIFY(!panel->exportAction()->isEnabled());
+    QString error;
+    QVERIFY(!panel->exportTo(dir.filePath(QStringLiteral("none.png")), &error));
+    QVERIFY(!error.isEmpty());
+
+    // Another process's snapshot is not this process's growth.
+    window.openFiles({other});
+    QVERIFY(testing::wait_settled(window));
+    QCOMPARE(window.timeline()->count(), 2);
+    QVERIFY(!panel->chart()->hasChart());
+
+    window.openFiles({second});
+    QVERIFY(testing::wait_settled(window));
+    QVERIFY(panel->chart()->hasChart());
+    QCOMPARE(panel->series().samples.size(), size_t{2});
+    QVERIFY(panel->exportAction()->isEnabled());
+
+    // Closing one of the two leaves one: the sentence again.
+    window.closeCurrent();
+    QVERIFY(testing::wait_settled(window));
+    window.timeline()->setCurrent(window.timeline()->findByPath(first));
+    QVERIFY(!panel->chart()->hasChart());
+}
+
+int main(int argc, char** argv) {
+    testing::isolate_settings();
+    QApplication app(argc, argv);
+    GrowthWindowTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "growth_window_test.moc"
