@@ -35,6 +35,7 @@
 #include "window/recent_files.h"
 #include "window/shortcuts_dialog.h"
 #include "window/snapshot_selector.h"
+#include "window/user_guide_dialog.h"
 #include "window/workspace.h"
 
 // Resources compiled into the static window library must be registered by
@@ -214,6 +215,12 @@ void MainWindow::buildMenus() {
     menuBar()->addMenu(live_->menu());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = help->addAction(tr("&User Guide"));
+    guide->setObjectName(QStringLiteral("showUserGuide"));
+    guide->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F1));
+    guide->setStatusTip(tr("How to take snapshots and find out why objects stay alive"));
+    connect(guide, &QAction::triggered, this, [this] { show_user_guide(this); });
+    addAction(guide);
     QAction* shortcuts = help->addAction(tr("&Keyboard Shortcuts"));
     shortcuts->setObjectName(QStringLiteral("showShortcuts"));
     shortcuts->setShortcut(QKeySequence(Qt::Key_F1));
