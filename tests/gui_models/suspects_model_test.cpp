@@ -8,6 +8,7 @@
 #include "heap_fixture.h"
 #include "models/model_roles.h"
 #include "models/suspects_model.h"
+#include "models/text_colours.h"
 #include "refscope/analysis/snapshot_diff.h"
 
 using namespace refscope;
@@ -90,7 +91,7 @@ void SuspectsModelTest::lowConfidenceRowsAreGrey() {
             QVERIFY(!colour.isValid());
             QCOMPARE(model.data(model.index(row, SuspectsModel::ConfidenceColumn)).toString(), QString("high"));
         } else {
-            QCOMPARE(colour.value<QColor>(), QColor(Qt::gray));
+            QCOMPARE(colour.value<QColor>(), text_colour(TextRole::Muted));  // grey on a light base, dimmed text on a dark one
             QCOMPARE(model.data(model.index(row, SuspectsModel::ConfidenceColumn)).toString(), QString("low"));
         }
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/text_colours.h"
 namespace refscope::app {
 namespace {
 
@@ -41,7 +42,7 @@ const QColor& GraphColours::colour(ColourRole role) const { return this->*member
 
 GraphColours GraphColours::fromPalette(const QPalette& palette) {
     GraphColours c;
-    c.dark = palette.color(QPalette::Base).lightness() < 128;
+    c.dark = is_dark_palette(palette);
     c.selection = palette.color(QPalette::Highlight);
     if (!c.dark) {
         // The Graphviz export's colours.

@@ -4,6 +4,7 @@
 
 #include <QColor>
 
+#include "models/text_colours.h"
 #include "refscope/analysis/cycles.h"
 #include "refscope/analysis/dominator_tree.h"
 #include "refscope/analysis/descriptions.h"
@@ -131,8 +132,8 @@ QString edge_tooltip(const analysis::GraphIndex& index, uint32_t edge) {
 }
 
 QVariant edge_foreground(const analysis::GraphIndex& index, uint32_t edge) {
-    if (index.hidden_from_gc(edge)) return QColor(170, 30, 30);
-    if (!index.retains(edge)) return QColor(Qt::gray);
+    if (index.hidden_from_gc(edge)) return text_colour(TextRole::GcInvisible);
+    if (!index.retains(edge)) return text_colour(TextRole::Muted);
     return {};
 }
 

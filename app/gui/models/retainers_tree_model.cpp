@@ -7,6 +7,7 @@
 #include "models/cell_text.h"
 #include "models/model_roles.h"
 #include "models/id_sort.h"
+#include "models/text_colours.h"
 #include "refscope/analysis/descriptions.h"
 
 namespace refscope::app {
@@ -200,7 +201,7 @@ QVariant RetainersTreeModel::data(const QModelIndex& index, int role) const {
                 return QStringLiteral("%1 references to this object are held by nothing in the snapshot and by no "
                                       "root: C/C++ code the garbage collector cannot see, or a leak")
                     .arg(count_text(static_cast<uint64_t>(count)));
-            case Qt::ForegroundRole: return QColor(170, 30, 30);
+            case Qt::ForegroundRole: return text_colour(TextRole::GcInvisible);
             default: return {};
         }
     }
@@ -235,7 +236,7 @@ QVariant RetainersTreeModel::data(const QModelIndex& index, int role) const {
                 const QVariant color = edge_foreground(analysis_->index(), it.edge);
                 if (color.isValid()) return color;
             }
-            if (it.cycle) return QColor(Qt::gray);
+            if (it.cycle) return text_colour(TextRole::Muted);
             return {};
         case Qt::ToolTipRole:
             switch (column) {

@@ -1,6 +1,7 @@
 #include "models/retention_path_text.h"
 
 #include "models/cell_text.h"
+#include "models/text_colours.h"
 #include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/finalizer_traps.h"
 
@@ -40,7 +41,7 @@ QString node_link(const PathHop& hop) {
 QString edge_html(const PathHop& hop) {
     QString text = QStringLiteral("<code>%1</code>").arg(hop.edgeLabel.toHtmlEscaped());
     if (hop.gcInvisible) {
-        text = QStringLiteral("<span style=\"color:#b01e1e\">%1 <i>(GC-invisible)</i></span>").arg(text);
+        text = QStringLiteral("<span style=\"color:%1\">%2 <i>(GC-invisible)</i></span>").arg(text_colour_name(TextRole::GcInvisible), text);
     } else if (hop.weak) {
         text += QStringLiteral(" <i>(weak)</i>");
     }
@@ -108,7 +109,7 @@ QString path_as_html(const PathDescription& path) {
                                  .arg(path.rootLabel.toHtmlEscaped(), path.rootClass.toHtmlEscaped()) +
                              arrow + node_link(path.hops.front()));
         if (!path.finalizerNote.isEmpty())
-            html += QStringLiteral("<br><b style=\"color:#b01e1e\">%1</b>").arg(path.finalizerNote.toHtmlEscaped());
+            html += QStringLiteral("<br><b style=\"color:%1\">%2</b>").arg(text_colour_name(TextRole::GcInvisible), path.finalizerNote.toHtmlEscaped());
         return html;
     }
     PathHop target;

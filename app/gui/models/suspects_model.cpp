@@ -7,6 +7,7 @@
 
 #include "models/cell_text.h"
 #include "models/model_roles.h"
+#include "models/text_colours.h"
 
 namespace refscope::app {
 
@@ -115,7 +116,7 @@ QVariant SuspectsModel::data(const QModelIndex& index, int role) const {
             }
             return {};
         case Qt::ForegroundRole:
-            return low ? QVariant(QColor(Qt::gray)) : QVariant();
+            return low ? QVariant(text_colour(TextRole::Muted)) : QVariant();
         case Qt::ToolTipRole: {
             // Every reason, one per line, whatever the column.
             QString text = QStringLiteral("%1 (%2 confidence): %3 objects, %4 shallow, %5 retained")

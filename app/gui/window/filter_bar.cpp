@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "models/filter_job.h"
+#include "models/text_colours.h"
 
 namespace refscope::app {
 
@@ -29,7 +30,7 @@ FilterBar::FilterBar(QWidget* parent) : QWidget(parent) {
                          "-term / not term and parentheses (docs/filter-language.md)."));
     error_ = new QLabel(this);
     error_->setObjectName(QStringLiteral("filterError"));
-    error_->setStyleSheet(QStringLiteral("color: #b00020;"));
+    error_->setStyleSheet(QStringLiteral("color: %1;").arg(text_colour_name(TextRole::Error)));
     error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     error_->setWordWrap(true);
     error_->hide();
@@ -172,7 +173,7 @@ void FilterBar::showError(const FilterResult& result) {
     }
     error_->setText(text);
     error_->show();
-    edit_->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid #b00020; }"));
+    edit_->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid %1; }").arg(text_colour_name(TextRole::Error)));
     if (result.errorColumn > 0) edit_->setCursorPosition(result.errorColumn - 1);
 }
 

@@ -34,6 +34,7 @@
 #include "window/navigation_controls.h"
 #include "window/recent_files.h"
 #include "window/shortcuts_dialog.h"
+#include "window/text_size.h"
 #include "window/snapshot_selector.h"
 #include "window/user_guide_dialog.h"
 #include "window/workspace.h"
@@ -192,6 +193,12 @@ void MainWindow::buildMenus() {
         connect(action, &QAction::triggered, this, [this, panel] { workspace_->showPanel(panel); });
         addAction(action);
     }
+
+    view->addSeparator();
+    text_size_ = new TextSize(this);
+    view->addAction(text_size_->largerAction());
+    view->addAction(text_size_->smallerAction());
+    view->addAction(text_size_->defaultAction());
 
     QMenu* snapshot = menuBar()->addMenu(tr("&Snapshot"));
     QAction* previous = snapshot->addAction(tr("P&revious Snapshot"));

@@ -37,6 +37,7 @@ class RecentFiles;
 class SnapshotLoader;
 class SnapshotSelector;
 class SnapshotTimeline;
+class TextSize;
 class Workspace;
 
 class MainWindow : public QMainWindow {
@@ -79,6 +80,8 @@ public:
     ComparisonJob* comparisonJob() const { return comparison_job_; }
     Workspace* workspace() const { return workspace_; }
     RecentFiles* recentFiles() const { return recent_; }
+    // View ▸ Larger/Smaller/Default Text Size.
+    TextSize* textSize() const { return text_size_; }
     // The live connection: listener, Connections dock, Live menu (live_controls.h).
     LiveControls* live() const { return live_; }
     // The text of the status bar's counts ("34,890 objects · ...").
@@ -127,6 +130,7 @@ private:
     RecentFiles* recent_;
     LiveControls* live_ = nullptr;
     NavigationControls* navigation_ = nullptr;
+    TextSize* text_size_ = nullptr;
 
     QStackedWidget* pages_ = nullptr;
     EmptyState* empty_state_ = nullptr;

@@ -1,9 +1,31 @@
 #include "window/row_table_view.h"
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QTableView>
 
 namespace refscope::app {
+
+namespace {
+
+// Rows have a fixed height (never measured per row), so it is measured again
+// from the font when the font changes (View ▸ Larger Text).
+class RowHeightFollowsFont : public QObject {
+public:
+    using QObject::QObject;
+
+    static void apply(QTableView* view) {
+        view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
+    }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == QEvent::FontChange) apply(static_cast<QTableView*>(watched));
+        return false;
+    }
+};
+
+}  // namespace
 
 QTableView* make_row_table(QWidget* parent, const QString& object_name, QAbstractItemModel* model,
                            int sort_column, Qt::SortOrder order) {
@@ -16,7 +38,8 @@ QTableView* make_row_table(QWidget* parent, const QString& object_name, QAbstrac
     view->setWordWrap(false);
     view->verticalHeader()->hide();
     view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
+    RowHeightFollowsFont::apply(view);
+    view->installEventFilter(new RowHeightFollowsFont(view));
     view->horizontalHeader()->setStretchLastSection(true);
     view->horizontalHeader()->setSortIndicator(sort_column, order);
     view->setSortingEnabled(true);

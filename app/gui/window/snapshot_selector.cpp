@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QSignalBlocker>
 
+#include "models/text_colours.h"
 #include "session/snapshot_timeline.h"
 
 namespace refscope::app {
@@ -72,7 +73,7 @@ SnapshotSelector::SnapshotSelector(SnapshotTimeline* timeline, QWidget* parent)
 
 void SnapshotSelector::setComparisonNote(const QString& text, bool is_error) {
     note_->setText(text);
-    note_->setStyleSheet(is_error ? QStringLiteral("color: #b00020;") : QString());
+    note_->setStyleSheet(is_error ? QStringLiteral("color: %1;").arg(text_colour_name(TextRole::Error)) : QString());
 }
 
 void SnapshotSelector::rebuild() {
