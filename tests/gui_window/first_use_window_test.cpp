@@ -10,6 +10,7 @@
 #include <QDialog>
 #include <QLineEdit>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QToolButton>
@@ -168,6 +169,7 @@ private slots:
     void keyboardShortcutsAreListed();
     void rightClickMenusActOnTheRowUnderThePointer();
     void connectionsLogCollapsesAndFollows();
+    void tableSortingIsRemembered();
 };
 
 // Defect B: choosing the low-confidence row listed every object of its type
@@ -514,6 +516,34 @@ void FirstUseWindowTest::connectionsLogCollapsesAndFollows() {
     emit window.live()->session()->logLine(QStringLiteral("refused"), true);
     QVERIFY(panel->log()->isVisible());
     QVERIFY(panel->logToggle()->text().contains(QStringLiteral("202")));
+}
+
+// "Splitter and column state are remembered": a table's sort column and
+// order come back in the next window (the splitters' were already kept).
+void FirstUseWindowTest::tableSortingIsRemembered() {
+    const auto open = [](MainWindow& window) {
+        window.resize(1280, 800);
+        window.show();
+        window.openFiles({testing::data_file("app-registry-2.rscope")});
+        return testing::wait_settled(window);
+    };
+    {
+        MainWindow window;
+        QVERIFY(open(window));
+        QTableView* summary = window.workspace()->summaryPanel()->view();
+        QVERIFY(summary->horizontalHeader()->sortIndicatorSection() != TypeSummaryModel::NameColumn);
+        summary->sortByColumn(TypeSummaryModel::NameColumn, Qt::AscendingOrder);
+        window.close();  // saves the settings
+    }
+    MainWindow again;
+    QVERIFY(open(again));
+    QTableView* summary = again.workspace()->summaryPanel()->view();
+    QTRY_COMPARE(summary->horizontalHeader()->sortIndicatorSection(), int(TypeSummaryModel::NameColumn));
+    QCOMPARE(summary->horizontalHeader()->sortIndicatorOrder(), Qt::AscendingOrder);
+    // And the rows really are in that order.
+    QAbstractItemModel* model = summary->model();
+    QVERIFY(model->rowCount() > 2);
+    QVERIFY(model->index(0, 0).data().toString() <= model->index(1, 0).data().toString());
 }
 
 int main(int argc, char** argv) {

@@ -4,6 +4,7 @@
 
 #include <QAbstractItemView>
 #include <QDataStream>
+#include <QHeaderView>
 #include <QIODevice>
 #include <QTimer>
 #include <QSplitter>
@@ -32,7 +33,7 @@ namespace refscope::app {
 
 namespace {
 // Bumped when the saved layout changes meaning: older states are ignored.
-constexpr quint32 kStateVersion = 3;
+constexpr quint32 kStateVersion = 4;
 }  // namespace
 
 Workspace::Workspace(QWidget* parent) : QWidget(parent) {
@@ -264,7 +265,14 @@ QByteArray Workspace::saveState() const {
     out << kStateVersion << main_splitter_->saveState() << left_splitter_->saveState()
         << right_splitter_->saveState() << qint32(group_tabs_->currentIndex())
         << qint32(detail_tabs_->currentIndex());
+    // Each table's header: its sort column and order, columns moved or
+    // hidden. The widths in it are fitted again (ColumnFit) when rows arrive.
+    for (const QTableView* table : tables()) out << table->horizontalHeader()->saveState();
     return state;
+}
+
+std::array<QTableView*, 4> Workspace::tables() const {
+    return {suspects_panel_->view(), summary_panel_->view(), diff_panel_->view(), objects_panel_->view()};
 }
 
 void Workspace::restoreState(const QByteArray& state) {
@@ -293,7 +301,10 @@ void Workspace::applyState(const QByteArray& state) {
     in >> version;
     if (version != kStateVersion) return;  // another layout: keep the defaults
     in >> main_state >> left_state >> right_state >> group_tab >> detail_tab;
+    std::vector<QByteArray> headers(tables().size());
+    for (QByteArray& header : headers) in >> header;
     if (in.status() != QDataStream::Ok) return;
+    for (size_t t = 0; t < headers.size(); ++t) tables()[t]->horizontalHeader()->restoreState(headers[t]);
     main_splitter_->restoreState(main_state);
     left_splitter_->restoreState(left_state);
     right_splitter_->restoreState(right_state);

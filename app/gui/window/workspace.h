@@ -19,6 +19,7 @@
 // panel follows.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -33,6 +34,7 @@
 
 class QSplitter;
 class QTabWidget;
+class QTableView;
 
 namespace refscope::app {
 
@@ -127,6 +129,8 @@ protected:
 
 private:
     void applyState(const QByteArray& state);
+    // The four tables whose header state is saved, in the saved order.
+    std::array<QTableView*, 4> tables() const;
     // Where a selection came from: that view already shows it.
     // History: back or forward, which must not become a new step.
     enum class Origin { Elsewhere, Graph, Objects, History };
