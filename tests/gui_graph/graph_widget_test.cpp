@@ -66,6 +66,7 @@ private slots:
     void expandingAGroupDrawsItsMembers();
     void toolbarOptionsReLayOut();
     void statusShowsNotesAndTheNodeCap();
+    void theWidestDefaultViewStaysLegible();
     void failuresAreShownAndClearTheDrawing();
     void newAnalysisDropsTheOldDrawing();
     void exportWritesEveryFormat();
@@ -290,6 +291,24 @@ void GraphWidgetTest::statusShowsNotesAndTheNodeCap() {
     widget.showObject(10);
     QVERIFY(wait_for_graph(widget));
     QVERIFY(widget.currentGraph()->subgraph.truncated);
+    QVERIFY2(widget.statusText().contains("not shown"), qPrintable(widget.statusText()));
+}
+
+// "Hops 3 with clustering gives a 120-node tangle": whatever hops and
+// clusters are chosen, the default cap keeps the drawing to what a window
+// shows legibly, and says what it left out.
+void GraphWidgetTest::theWidestDefaultViewStaysLegible() {
+    GraphWidget widget;
+    const AnalysisPtr big =
+        analysis::SnapshotAnalysis::analyse(refscope::testing::make_synthetic_heap(5'000, 5));
+    widget.setAnalysis(big);
+    widget.setHops(GraphWidget::kMaxHops);
+    widget.setClusterBy(analysis::ClusterBy::Module);
+    widget.showObject(10);
+    QVERIFY(wait_for_graph(widget));
+    const analysis::Subgraph& g = widget.currentGraph()->subgraph;
+    QVERIFY2(g.nodes.size() <= size_t{GraphWidget::kDefaultMaxNodes}, qPrintable(QString::number(g.nodes.size())));
+    QVERIFY(g.truncated);
     QVERIFY2(widget.statusText().contains("not shown"), qPrintable(widget.statusText()));
 }
 

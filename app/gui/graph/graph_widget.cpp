@@ -147,7 +147,7 @@ void GraphWidget::buildToolBar() {
     maxNodesBox_ = new QSpinBox(toolBar_);
     maxNodesBox_->setRange(kMinNodes, kMaxNodes);
     maxNodesBox_->setSingleStep(50);
-    maxNodesBox_->setValue(static_cast<int>(analysis::SubgraphOptions{}.max_nodes));
+    maxNodesBox_->setValue(kDefaultMaxNodes);
     maxNodesBox_->setKeyboardTracking(false);
     maxNodesBox_->setToolTip(tr("At most this many boxes; retention paths are always drawn whole"));
     toolBar_->addWidget(maxNodesBox_);

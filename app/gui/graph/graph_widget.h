@@ -47,6 +47,12 @@ class GraphWidget : public QWidget {
 
 public:
     static constexpr int kMaxHops = 3;
+    // The drawing's default cap: about what a window shows legibly at the
+    // zoom the view opens at (a first use with Hops 3 and clusters drew a
+    // 120-box tangle under the former 300). Retention paths are drawn whole
+    // whatever the cap; the status line counts what was left out, and Max
+    // nodes raises it.
+    static constexpr int kDefaultMaxNodes = 60;
     static constexpr int kMinNodes = 10;
     static constexpr int kMaxNodes = 2000;
     static constexpr uint32_t kMaxGroupExpansion = 200;
