@@ -41,6 +41,8 @@
 #include "window/live_controls.h"
 #include "session/live_session.h"
 #include "refscope/analysis/display_text.h"
+#include "refscope/analysis/descriptions.h"
+#include "refscope/analysis/graph_index.h"
 #include "window/diff_panel.h"
 #include "window/objects_panel.h"
 #include "window/summary_panel.h"
@@ -170,6 +172,7 @@ private slots:
     void rightClickMenusActOnTheRowUnderThePointer();
     void connectionsLogCollapsesAndFollows();
     void tableSortingIsRemembered();
+    void theSelectionFollowsIntoTheNextSnapshot();
 };
 
 // Defect B: choosing the low-confidence row listed every object of its type
@@ -544,6 +547,49 @@ void FirstUseWindowTest::tableSortingIsRemembered() {
     QAbstractItemModel* model = summary->model();
     QVERIFY(model->rowCount() > 2);
     QVERIFY(model->index(0, 0).data().toString() <= model->index(1, 0).data().toString());
+}
+
+// "Live auto-snapshots wipe the view": a new snapshot of the same process
+// (every N s in a live session, or stepping through the timeline) keeps the
+// selected object when it is still there, found by address and type.
+void FirstUseWindowTest::theSelectionFollowsIntoTheNextSnapshot() {
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    window.openFiles({testing::data_file("app-registry-1.rscope"), testing::data_file("app-registry-2.rscope")});
+    QVERIFY(testing::wait_settled(window));
+    const AnalysisPtr first = window.timeline()->at(0);
+    const AnalysisPtr second = window.timeline()->at(1);
+    QCOMPARE(window.timeline()->current(), second);
+    // A Session of the first 50 logins lives in both snapshots.
+    const Snapshot& s1 = first->snapshot();
+    const Snapshot& s2 = second->snapshot();
+    uint32_t old_session = kNoNode;
+    for (uint32_t n = 0; n < s2.node_count() && old_session == kNoNode; ++n) {
+        if (analysis::type_name(s2, n) != "leaky_registry.Session") continue;
+        const uint32_t in_first = analysis::find_node_by_address(s1, s2.node_address[n]);
+        if (in_first != kNoNode && analysis::type_name(s1, in_first) == "leaky_registry.Session") old_session = n;
+    }
+    QVERIFY(old_session != kNoNode);
+    Workspace* w = window.workspace();
+    w->selectObject(old_session);
+    window.timeline()->setCurrent(first);
+    QVERIFY(testing::wait_settled(window));
+    const uint32_t carried = w->selectedObject();
+    QVERIFY(carried != kNoNode);
+    QCOMPARE(s1.node_address[carried], s2.node_address[old_session]);
+    QVERIFY2(w->pathText().contains(QStringLiteral("leaky_registry.Session")), qPrintable(w->pathText()));
+    QCOMPARE(w->retainersPanel()->model()->target(), carried);
+    // An object the other snapshot does not have leaves nothing selected.
+    uint32_t only_in_first = kNoNode;
+    for (uint32_t n = 0; n < s1.node_count() && only_in_first == kNoNode; ++n) {
+        if (analysis::find_node_by_address(s2, s1.node_address[n]) == kNoNode) only_in_first = n;
+    }
+    QVERIFY(only_in_first != kNoNode);
+    w->selectObject(only_in_first);
+    window.timeline()->setCurrent(second);
+    QVERIFY(testing::wait_settled(window));
+    QCOMPARE(w->selectedObject(), kNoNode);
 }
 
 int main(int argc, char** argv) {

@@ -55,8 +55,8 @@ void fill_object_menu(QMenu& menu, Workspace& workspace, const MenuSubject& subj
     if (term.isEmpty() && has_node) {
         term = filter_term(QStringLiteral("type"), to_qstring(analysis::type_name(snapshot, subject.node)));
     }
-    // Actions capture the workspace through a QPointer and the node by value:
-    // the menu may outlive a snapshot change (a live snapshot arriving).
+    // Actions capture the workspace through a QPointer, the node by value and
+    // the snapshot it belongs to: the menu may outlive a snapshot change.
     const QPointer<Workspace> ws(&workspace);
     const uint32_t node = subject.node;
     if (has_node) {
@@ -66,8 +66,10 @@ void fill_object_menu(QMenu& menu, Workspace& workspace, const MenuSubject& subj
                                                  .arg(to_qstring(analysis::describe_node_at(snapshot, node))));
             header->setEnabled(false);
         }
-        const auto show_in = [ws, node](Workspace::Panel panel) {
-            if (!ws) return;
+        // A snapshot arriving while the menu is open (a live session) makes
+        // `node` another object's id: then the menu does nothing.
+        const auto show_in = [ws, node, analysis](Workspace::Panel panel) {
+            if (!ws || ws->analysis() != analysis) return;
             ws->selectObject(node);
             ws->showPanel(panel);
         };

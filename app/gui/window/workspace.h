@@ -63,7 +63,9 @@ public:
     explicit Workspace(QWidget* parent = nullptr);
     ~Workspace() override;
 
-    // The snapshot shown (null: none). Clears the selection.
+    // The snapshot shown (null: none). Clears the selection and its history,
+    // except that the selected object stays selected in the next snapshot of
+    // the same process when it is still there (same address and type).
     void setAnalysis(AnalysisPtr analysis);
     const AnalysisPtr& analysis() const { return analysis_; }
     // The comparison of the current snapshot with its baseline (null: none;

@@ -155,6 +155,7 @@ struct Attributes {
     Agsym_t* edge_arrowhead;
     Agsym_t* edge_minlen;
     Agsym_t* edge_weight;
+    Agsym_t* edge_constraint;
     Agsym_t* graph_rank;
 };
 
@@ -208,6 +209,7 @@ Attributes declare_attributes(Agraph_t* g, const RenderOptions& options, RankDir
     a.edge_arrowhead = declare_attribute(g, AGEDGE, "arrowhead", "normal");
     a.edge_minlen = declare_attribute(g, AGEDGE, "minlen", "1");
     a.edge_weight = declare_attribute(g, AGEDGE, "weight", "1");
+    a.edge_constraint = declare_attribute(g, AGEDGE, "constraint", "true");
     a.graph_rank = declare_attribute(g, AGRAPH, "rank", "");
     return a;
 }
@@ -302,18 +304,15 @@ struct BuiltGraph {
 
 // A long path's rows (path_rows.h): each row one rank, the hop from a row's
 // end to the next row's start two ranks long.
-void wrap_path(Agraph_t* g, const std::vector<std::vector<uint32_t>>& rows, const BuiltGraph& built,
-               const Subgraph& subgraph, const Attributes& a) {
-    std::vector<uint32_t> row_of(built.nodes.size(), 0xFFFFFFFFu);
+void wrap_path(Agraph_t* g, const std::vector<std::vector<uint32_t>>& rows, const RowPlaces& places,
+               const BuiltGraph& built, const Subgraph& subgraph, const Attributes& a) {
+    const std::vector<uint32_t>& row_of = places.row;
     for (size_t r = 0; r < rows.size(); ++r) {
         const std::string name = "row_" + std::to_string(r);
         Agraph_t* sub = agsubg(g, const_cast<char*>(name.c_str()), 1);
         if (!sub) throw GraphvizError(GraphvizError::Kind::Graph, "Graphviz: agsubg failed");
         set_attribute(sub, a.graph_rank, "same");
-        for (const uint32_t i : rows[r]) {
-            agsubnode(sub, built.nodes[i], 1);
-            row_of[i] = static_cast<uint32_t>(r);
-        }
+        for (const uint32_t i : rows[r]) agsubnode(sub, built.nodes[i], 1);
     }
     // dot straightens edges: left alone it puts each row's start under the
     // last row's end, a staircase. An invisible, heavy edge between the rows'
@@ -328,9 +327,17 @@ void wrap_path(Agraph_t* g, const std::vector<std::vector<uint32_t>>& rows, cons
     }
     for (size_t i = 0; i < subgraph.edges.size(); ++i) {
         const SubgraphEdge& e = subgraph.edges[i];
-        if (e.on_path && row_of[e.from] != 0xFFFFFFFFu && row_of[e.to] == row_of[e.from] + 1) {
+        const bool hop = e.on_path && row_of[e.from] != kNoRow && row_of[e.to] != kNoRow;
+        if (hop && row_of[e.to] == row_of[e.from] + 1) {
             set_attribute(built.edges[i], a.edge_minlen, "2");
             set_attribute(built.edges[i], a.edge_weight, "0");
+        } else if (!hop && row_of[e.to] != kNoRow) {
+            // Only the rows rank the path's objects. Any other reference into
+            // one (a back pointer, a referrer, a shortcut) would rank its
+            // source above that row, and through it pull a later row above an
+            // earlier one; it is drawn but does not constrain. References out
+            // of a row still put their targets below it.
+            set_attribute(built.edges[i], a.edge_constraint, "false");
         }
     }
 }
@@ -342,6 +349,8 @@ BuiltGraph build_graph(Agraph_t* g, const Subgraph& subgraph, const RenderOption
         options.rankdir == RankDir::LeftToRight && options.wrap_long_paths ? path_rows(subgraph)
                                                                            : std::vector<std::vector<uint32_t>>{};
     const Attributes a = declare_attributes(g, options, rows.empty() ? options.rankdir : RankDir::TopToBottom);
+    // Room between a row's objects for the hop's xlabel (below).
+    if (!rows.empty()) declare_attribute(g, AGRAPH, "nodesep", "0.8");
     if (const std::string caption = graph_caption(subgraph, options); !caption.empty()) {
         set_html_attribute(g, g, a.graph_label, caption);
     }
@@ -368,6 +377,7 @@ BuiltGraph build_graph(Agraph_t* g, const Subgraph& subgraph, const RenderOption
         style_node(g, gn, n, a);
         built.nodes.push_back(gn);
     }
+    const RowPlaces places = row_places(rows, built.nodes.size());
     for (const SubgraphEdge& e : subgraph.edges) {
         if (e.from >= built.nodes.size() || e.to >= built.nodes.size()) {
             throw GraphvizError(GraphvizError::Kind::Graph, "subgraph edge names a missing node");
@@ -377,10 +387,13 @@ BuiltGraph build_graph(Agraph_t* g, const Subgraph& subgraph, const RenderOption
         if (!ge) throw GraphvizError(GraphvizError::Kind::Graph, "Graphviz: agedge failed");
         const bool crosses_cluster = !subgraph.clusters.empty() &&
                                      subgraph.nodes[e.from].cluster != subgraph.nodes[e.to].cluster;
-        style_edge(g, ge, e, a, crosses_cluster);
+        // Wrapped rows: a label is a virtual node in dot's ranking, and 2.42
+        // corrupts its heap on labelled edges among rank=same rows (random
+        // paths with back references crashed); an xlabel takes no part.
+        style_edge(g, ge, e, a, crosses_cluster || !rows.empty());
         built.edges.push_back(ge);
     }
-    if (!rows.empty()) wrap_path(g, rows, built, subgraph, a);
+    if (!rows.empty()) wrap_path(g, rows, places, built, subgraph, a);
     return built;
 }
 

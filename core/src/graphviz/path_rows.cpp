@@ -44,4 +44,15 @@ std::vector<std::vector<uint32_t>> path_rows(const analysis::Subgraph& subgraph)
     return rows;
 }
 
+RowPlaces row_places(const std::vector<std::vector<uint32_t>>& rows, size_t node_count) {
+    RowPlaces places{std::vector<uint32_t>(node_count, kNoRow), std::vector<uint32_t>(node_count, kNoRow)};
+    for (size_t r = 0; r < rows.size(); ++r) {
+        for (size_t c = 0; c < rows[r].size(); ++c) {
+            places.row[rows[r][c]] = static_cast<uint32_t>(r);
+            places.column[rows[r][c]] = static_cast<uint32_t>(c);
+        }
+    }
+    return places;
+}
+
 }  // namespace refscope::graphviz
