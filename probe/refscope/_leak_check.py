@@ -99,7 +99,8 @@ class leak_check:
                function's or the calling function's name).
     directory  where to write them (default: $REFSCOPE_LEAK_DIR, else the
                test's own directory).
-    image      draw the leak path with refscope-cli export-path (svg).
+    image      draw the leak path with refscope-cli export-path: True for
+               svg, or a format it writes ("png", "pdf", "dot").
     show       survivors explained per type in the report.
     """
 
@@ -202,6 +203,8 @@ class leak_check:
         lines = []
         try:
             from . import snapshot as take_snapshot
+            # Created only now: a check that passes writes nothing anywhere.
+            os.makedirs(directory, exist_ok=True)
             take_snapshot(snapshot, collect=False, label="leak_check %s" % self.name)
         except Exception as error:  # still report what survived
             lines.append("(could not write the snapshot %s: %s)" % (snapshot, error))
@@ -228,7 +231,8 @@ class leak_check:
             report.append("snapshot: %s (open it in refscope, or refscope-cli path %s --to ADDRESS)"
                           % (snapshot, snapshot))
             if self.image and cli and first:
-                image = _draw(cli, snapshot, first, stem + ".svg")
+                image_format = self.image if isinstance(self.image, str) else "svg"
+                image = _draw(cli, snapshot, first, stem + "." + image_format, image_format)
                 report.append("leak path image: %s" % image if image else
                               "leak path image: refscope-cli export-path failed")
             elif self.image:
@@ -254,10 +258,11 @@ def _explain(cli, snapshot, address):
     return text[0] if text else "(no output)"
 
 
-def _draw(cli, snapshot, address, out):
+def _draw(cli, snapshot, address, out, image_format):
     import subprocess
     try:
-        proc = subprocess.run([cli, "export-path", snapshot, "--to", address, "-o", out, "--format", "svg"],
+        proc = subprocess.run([cli, "export-path", snapshot, "--to", address, "-o", out,
+                               "--format", image_format],
                               capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.SubprocessError):
         return None
