@@ -27,4 +27,6 @@ QColor text_colour(TextRole role) { return text_colour(role, QGuiApplication::pa
 
 QString text_colour_name(TextRole role) { return text_colour(role).name(); }
 
+QString text_colour_name(TextRole role, const QPalette& palette) { return text_colour(role, palette).name(); }
+
 }  // namespace refscope::app

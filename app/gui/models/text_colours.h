@@ -25,7 +25,10 @@ bool is_dark_palette(const QPalette& palette);
 // none is given: models have no widget to ask).
 QColor text_colour(TextRole role, const QPalette& palette);
 QColor text_colour(TextRole role);
-// "#rrggbb", for style sheets and rich text.
+// "#rrggbb", for style sheets and rich text. A widget that puts it in a
+// style sheet sets it again on QEvent::PaletteChange (a style sheet holds a
+// colour, not a role).
 QString text_colour_name(TextRole role);
+QString text_colour_name(TextRole role, const QPalette& palette);
 
 }  // namespace refscope::app

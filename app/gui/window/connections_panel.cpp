@@ -205,7 +205,10 @@ void ConnectionsPanel::appendLog(const QString& line, bool warning) {
     if (at_end) bar->setValue(bar->maximum());
     ++log_lines_;
     log_toggle_->setText(tr("Log (%1)").arg(log_lines_));
-    if (warning) log_toggle_->setChecked(true);
+    // The first warning opens the log; a person who closes it again is not
+    // interrupted by every later one (an "Every N s" session can warn often).
+    if (warning && !warned_) log_toggle_->setChecked(true);
+    warned_ = warned_ || warning;
 }
 
 void ConnectionsPanel::setLogShown(bool shown) {
@@ -227,6 +230,9 @@ QSize ConnectionsPanel::sizeHint() const {
 }
 
 void ConnectionsPanel::showProcessMenu(const QPoint& pos) {
+    // Only on a process: on the empty part of the table the commands would
+    // act on every connected process, which a right click does not mean.
+    if (!table_->indexAt(pos).isValid()) return;
     // The commands of the buttons, for the process under the pointer (the
     // right press has selected its row): enabled exactly as the buttons are.
     auto* menu = new QMenu(table_);

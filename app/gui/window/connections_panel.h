@@ -5,7 +5,7 @@
 // Collect + snapshot, Mark as baseline, Label…, Disconnect, automatic
 // snapshots every N s, Attach to process… (the row commands also on a right
 // click of a process) — and a log of connections, refusals, discards and
-// drops, collapsed under a "Log (N)" toggle until wanted or a warning comes,
+// drops, collapsed under a "Log (N)" toggle until wanted or the first warning,
 // so the dock stays a few rows high. Commands act on the selected processes, or
 // on every connected one when none is selected; Disconnect only on the
 // selected ones.
@@ -90,7 +90,8 @@ private:
     QCheckBox* auto_collect_;
     QPlainTextEdit* log_;
     QToolButton* log_toggle_;
-    int log_lines_ = 0;
+    int log_lines_ = 0;  // lines logged (the log itself keeps the last 2,000)
+    bool warned_ = false;
 };
 
 }  // namespace refscope::app

@@ -30,10 +30,10 @@ FilterBar::FilterBar(QWidget* parent) : QWidget(parent) {
                          "-term / not term and parentheses (docs/filter-language.md)."));
     error_ = new QLabel(this);
     error_->setObjectName(QStringLiteral("filterError"));
-    error_->setStyleSheet(QStringLiteral("color: %1;").arg(text_colour_name(TextRole::Error)));
     error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     error_->setWordWrap(true);
     error_->hide();
+    applyErrorColours();
 
     job_ = new FilterJob(this);
     connect(job_, &FilterJob::finished, this, &FilterBar::onFinished);
@@ -173,13 +173,27 @@ void FilterBar::showError(const FilterResult& result) {
     }
     error_->setText(text);
     error_->show();
-    edit_->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid %1; }").arg(text_colour_name(TextRole::Error)));
+    applyErrorColours();
     if (result.errorColumn > 0) edit_->setCursorPosition(result.errorColumn - 1);
 }
 
 void FilterBar::updateCompletions(const QString& text) {
     if (!analysis_) return;
     completions_->setStringList(filter_completions(text, *analysis_));
+}
+
+void FilterBar::applyErrorColours() {
+    // Style sheets hold a colour, not a palette role: set again when the
+    // palette changes (text_colours.h picks the shade for its base).
+    const QString colour = text_colour_name(TextRole::Error, palette());
+    error_->setStyleSheet(QStringLiteral("color: %1;").arg(colour));
+    edit_->setStyleSheet(error_->isVisibleTo(this) ? QStringLiteral("QLineEdit { border: 1px solid %1; }").arg(colour)
+                                                   : QString());
+}
+
+void FilterBar::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) applyErrorColours();
 }
 
 }  // namespace refscope::app

@@ -58,9 +58,12 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    // A desktop switching between light and dark: the error colours again.
+    void changeEvent(QEvent* event) override;
 
 private:
     void showError(const FilterResult& result);
+    void applyErrorColours();
     void onFinished(const FilterResult& result, const QString& text);
     void updateCompletions(const QString& text);
 

@@ -1,6 +1,7 @@
 #include "window/snapshot_selector.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
@@ -73,7 +74,15 @@ SnapshotSelector::SnapshotSelector(SnapshotTimeline* timeline, QWidget* parent)
 
 void SnapshotSelector::setComparisonNote(const QString& text, bool is_error) {
     note_->setText(text);
-    note_->setStyleSheet(is_error ? QStringLiteral("color: %1;").arg(text_colour_name(TextRole::Error)) : QString());
+    note_is_error_ = is_error;
+    note_->setStyleSheet(is_error ? QStringLiteral("color: %1;").arg(text_colour_name(TextRole::Error, palette()))
+                                  : QString());
+}
+
+void SnapshotSelector::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    // A style sheet holds a colour, not a role: the error's shade again.
+    if (event->type() == QEvent::PaletteChange) setComparisonNote(note_->text(), note_is_error_);
 }
 
 void SnapshotSelector::rebuild() {

@@ -27,6 +27,9 @@ public:
     // Shown after the combos: why the comparison failed, or what it is.
     void setComparisonNote(const QString& text, bool is_error);
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
     void rebuild();
     void onCurrentPicked(int row);
@@ -39,6 +42,7 @@ private:
     QComboBox* middle_box_;
     QLabel* middle_label_;
     QLabel* note_;
+    bool note_is_error_ = false;
 };
 
 }  // namespace refscope::app
