@@ -44,6 +44,7 @@
 #include "window/command_line.h"
 #include "window/connections_panel.h"
 #include "window/empty_state.h"
+#include "window/growth_panel.h"
 #include "window/live_controls.h"
 #include "window/main_window.h"
 #include "window/summary_panel.h"
@@ -278,6 +279,8 @@ void LiveWindowTest::automaticSnapshotsOpenInTheWindow() {
     QCOMPARE(QString::fromStdString(timeline->current()->path()), saved.back().at(1).toString());
     for (const QList<QVariant>& s : saved) QVERIFY(QFileInfo(s.at(1).toString()).isFile());
     QVERIFY(window.comparisonJob()->result());
+    // The growth chart has a point per snapshot taken, the closed ones too.
+    QCOMPARE(window.workspace()->growthPanel()->series().samples.size(), size_t(saved.count()));
 }
 
 void LiveWindowTest::targetKilledMidSnapshotShowsGone() {

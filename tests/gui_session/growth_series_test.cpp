@@ -11,6 +11,7 @@
 
 #include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/snapshot_analysis.h"
+#include "session/growth_history.h"
 #include "session/growth_series.h"
 #include "session_fixtures.h"
 
@@ -32,7 +33,7 @@ std::map<std::string, std::pair<uint64_t, uint64_t>> tally(const Snapshot& s) {
 }
 
 GrowthSample sample_of(const Snapshot& s) {
-    return {s.header.sequence, s.header.time_unix_ns, QString::fromStdString(s.header.label), count_types(s)};
+    return {s.header.sequence, s.header.time_unix_ns, QString::fromStdString(s.header.label), count_types(s), {}};
 }
 
 std::vector<GrowthSample> registry_samples(const std::vector<Snapshot>& snapshots) {
@@ -52,6 +53,8 @@ private slots:
     void fewerThanTwoSnapshotsDrawNothing();
     void snapshotsWithoutTimesAreEvenlySpaced();
     void checkedInScenarioShowsTheRegistryGrowing();
+    void historyJoinsTheOpenSnapshotsInTimelineOrder();
+    void historyIsBoundedAndForgetsWhatAPersonCloses();
 };
 
 void GrowthSeriesTest::countsEveryTypeOfTheSnapshot() {
@@ -150,7 +153,7 @@ void GrowthSeriesTest::fewerThanTwoSnapshotsDrawNothing() {
     QVERIFY(series.lines.empty());
     // Samples without totals (not counted yet) are left out.
     std::vector<GrowthSample> samples = registry_samples(one);
-    samples.push_back({2, 0, QStringLiteral("pending"), nullptr});
+    samples.push_back({2, 0, QStringLiteral("pending"), nullptr, {}});
     QCOMPARE(build_growth_series(std::move(samples), GrowthMeasure::Bytes).samples.size(), size_t{1});
 }
 
@@ -193,6 +196,65 @@ void GrowthSeriesTest::checkedInScenarioShowsTheRegistryGrowing() {
             QCOMPARE(line.objects[i], tally(loaded[i]->snapshot()).at(line.type).first);
         }
     }
+}
+
+namespace {
+
+// Snapshot `sequence` of a registry process, as the file `s<sequence>.rscope`.
+GrowthSample registry_point(uint64_t sequence) {
+    GrowthSample sample = sample_of(testing::make_registry_snapshot(static_cast<uint32_t>(10 * sequence), sequence));
+    sample.path = QStringLiteral("/session/s%1.rscope").arg(sequence);
+    return sample;
+}
+
+}  // namespace
+
+void GrowthSeriesTest::historyJoinsTheOpenSnapshotsInTimelineOrder() {
+    // Retained #1, #3, #4 (closed by the live limit), open #2 and #5; #3 was
+    // opened again (its open reading replaces the retained point).
+    GrowthHistory history;
+    const QString process = QStringLiteral("5150|/usr/bin/python3");
+    for (const uint64_t sequence : std::initializer_list<uint64_t>{4, 1, 3}) history.retain(process, registry_point(sequence));
+    QCOMPARE(history.count(process), size_t{3});
+    QCOMPARE(history.count(QStringLiteral("other")), size_t{0});
+    const GrowthSample reopened = registry_point(3);
+    const std::vector<GrowthSample> merged = merge_samples(history.samples(process),
+                                                           {registry_point(5), reopened, registry_point(2)});
+    QCOMPARE(merged.size(), size_t{5});
+    for (size_t i = 0; i < merged.size(); ++i) QCOMPARE(merged[i].sequence, i + 1);
+    QCOMPARE(merged[2].totals, reopened.totals);
+    // One series over them: the x axis is their own times, the values theirs.
+    const GrowthSeries series = build_growth_series(merged, GrowthMeasure::Objects);
+    QVERIFY(series.timed);
+    QCOMPARE(series.x(4), 4.0);  // the fixture's snapshots are 1 s apart
+    QCOMPARE(series.shortLabel(3), QStringLiteral("#4"));
+    const auto session = std::find_if(series.lines.begin(), series.lines.end(),
+                                      [](const GrowthLine& line) { return line.type == "app.Session"; });
+    QVERIFY(session != series.lines.end());
+    QCOMPARE(session->objects, (std::vector<uint64_t>{10, 20, 30, 40, 50}));
+}
+
+void GrowthSeriesTest::historyIsBoundedAndForgetsWhatAPersonCloses() {
+    GrowthHistory history(3);
+    const QString process = QStringLiteral("5150|/usr/bin/python3");
+    for (uint64_t sequence = 1; sequence <= 5; ++sequence) history.retain(process, registry_point(sequence));
+    // The newest 3 are kept.
+    QCOMPARE(history.count(process), size_t{3});
+    QCOMPARE(history.samples(process).front().sequence, uint64_t{3});
+    QCOMPARE(history.samples(process).back().sequence, uint64_t{5});
+    // The same file again replaces its point.
+    history.retain(process, registry_point(4));
+    QCOMPARE(history.count(process), size_t{3});
+    // Without totals, nothing is kept.
+    GrowthSample uncounted = registry_point(6);
+    uncounted.totals = nullptr;
+    history.retain(process, uncounted);
+    QCOMPARE(history.count(process), size_t{3});
+    history.forget(process, QStringLiteral("/session/s4.rscope"));
+    QCOMPARE(history.count(process), size_t{2});
+    history.forget(process);
+    QCOMPARE(history.count(process), size_t{0});
+    QCOMPARE(GrowthHistory().limit(), GrowthHistory::kDefaultLimit);
 }
 
 QTEST_GUILESS_MAIN(GrowthSeriesTest)

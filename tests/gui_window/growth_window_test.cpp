@@ -4,7 +4,10 @@
 // choosing a leak suspect highlights its type; a fourth snapshot arriving as
 // a live session delivers it (LiveControls opens each saved snapshot with
 // MainWindow::openFiles) extends every line; PNG and SVG exports are valid
-// files. A screenshot at 1280×800 is left in the build folder.
+// files. A screenshot at 1280×800 is left in the build folder. A live
+// session's snapshots beyond LiveControls' open limit keep their points (the
+// chart has one per snapshot taken, not one per snapshot still open), and a
+// person closing the process's snapshots takes them away.
 #include <QApplication>
 #include <QFile>
 #include <QMenuBar>
@@ -19,11 +22,14 @@
 
 #include "models/suspects_model.h"
 #include "refscope/analysis/descriptions.h"
+#include "refscope/analysis/snapshot_analysis.h"
 #include "refscope/format/snapshot_io.h"
+#include "session/live_session.h"
 #include "session/snapshot_timeline.h"
 #include "session_fixtures.h"
 #include "window/growth_chart.h"
 #include "window/growth_panel.h"
+#include "window/live_controls.h"
 #include "window/main_window.h"
 #include "window/suspects_panel.h"
 #include "window/workspace.h"
@@ -69,6 +75,8 @@ class GrowthWindowTest : public QObject {
 private slots:
     void growthIsDrawnHighlightedUpdatedAndExported();
     void oneSnapshotOfAProcessSaysWhatToDo();
+    void liveSessionBeyondTheOpenLimitKeepsEveryPoint();
+    void snapshotsClosedWhileBeingCountedKeepTheirPoints();
 };
 
 void GrowthWindowTest::growthIsDrawnHighlightedUpdatedAndExported() {
@@ -232,6 +240,111 @@ void GrowthWindowTest::oneSnapshotOfAProcessSaysWhatToDo() {
     QVERIFY(testing::wait_settled(window));
     window.timeline()->setCurrent(window.timeline()->findByPath(first));
     QVERIFY(!panel->chart()->hasChart());
+}
+
+void GrowthWindowTest::liveSessionBeyondTheOpenLimitKeepsEveryPoint() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    // More snapshots of one process than LiveControls keeps open.
+    constexpr uint32_t kTaken = LiveControls::kDefaultOpenSnapshotLimit + 3;
+    std::vector<Snapshot> snapshots;
+    QStringList files;
+    for (uint32_t i = 0; i < kTaken; ++i) {
+        snapshots.push_back(testing::make_registry_snapshot(10 + 20 * i, i + 1));
+        files << dir.filePath(QStringLiteral("s%1.rscope").arg(i + 1));
+        format::write_snapshot_file(snapshots.back(), files.back().toStdString());
+    }
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    LiveControls* live = window.live();
+    QCOMPARE(live->openSnapshotLimit(), LiveControls::kDefaultOpenSnapshotLimit);
+    GrowthPanel* panel = window.workspace()->growthPanel();
+    window.workspace()->showPanel(Workspace::Panel::Growth);
+    SnapshotTimeline* timeline = window.timeline();
+    for (uint32_t i = 0; i < kTaken; ++i) {
+        // As the live session hands over a saved snapshot: LiveControls opens
+        // it, then closes the oldest beyond its limit.
+        emit live->session()->snapshotSaved(1, files[int(i)]);
+        QVERIFY(testing::wait_settled(window));
+        QVERIFY(window.loadErrors().isEmpty());
+        QCOMPARE(timeline->count(), std::min(int(i) + 1, live->openSnapshotLimit()));
+        if (i > 0) QCOMPARE(panel->series().samples.size(), size_t{i + 1});
+    }
+    QVERIFY(!timeline->findByPath(files[1]));  // closed by the limit
+
+    // A point per snapshot taken, each with that snapshot's own counts, on
+    // its own time and sequence number (most analyses are gone).
+    const GrowthSeries& series = panel->series();
+    QVERIFY(panel->chart()->hasChart());
+    check_values(series, snapshots);
+    QVERIFY(series.timed);
+    for (uint32_t i = 0; i < kTaken; ++i) {
+        QCOMPARE(series.x(i), double(i));  // the fixture's snapshots are 1 s apart
+        QCOMPARE(series.shortLabel(i), QStringLiteral("#%1").arg(i + 1));
+        QVERIFY2(series.samples[i].label.contains(QStringLiteral("s%1.rscope").arg(i + 1)), qPrintable(series.samples[i].label));
+    }
+    QCOMPARE(series.current, int(kTaken) - 1);
+    const QString process = SnapshotTimeline::processKey(snapshots.front());
+    QCOMPARE(panel->history().count(process), size_t{kTaken} - size_t(live->openSnapshotLimit()));
+    QVERIFY(window.grab().save(testing::output_file("growth-window-live.png")));
+
+    // A person closes the newest (File ▸ Close Snapshot): its point goes, the
+    // points of the snapshots the limit closed stay.
+    window.closeCurrent();
+    QVERIFY(testing::wait_settled(window));
+    QCOMPARE(panel->series().samples.size(), size_t{kTaken} - 1);
+    QCOMPARE(panel->series().samples.back().sequence, uint64_t{kTaken} - 1);
+    // ... then the others, one by one; with the last, the whole history goes.
+    while (timeline->count() > 1) {
+        const size_t before = panel->series().samples.size();
+        window.closeCurrent();
+        QVERIFY(testing::wait_settled(window));
+        QCOMPARE(panel->series().samples.size(), before - 1);
+    }
+    QVERIFY(panel->history().count(process) > 0);
+    window.closeCurrent();
+    QVERIFY(testing::wait_settled(window));
+    QCOMPARE(timeline->count(), 0);
+    QCOMPARE(panel->history().count(process), size_t{0});
+    // Opening two of them again draws those two, not the old points.
+    window.openFiles({files[0], files[int(kTaken) - 1]});
+    QVERIFY(testing::wait_settled(window));
+    QCOMPARE(panel->series().samples.size(), size_t{2});
+}
+
+void GrowthWindowTest::snapshotsClosedWhileBeingCountedKeepTheirPoints() {
+    // The panel on a timeline of its own: the live limit closes two snapshots
+    // before any count is delivered (the event loop has not run since they
+    // opened), and nothing but the counting request holds them any more.
+    SnapshotTimeline timeline;
+    GrowthPanel panel;
+    panel.setTimeline(&timeline);
+    std::vector<Snapshot> expected;
+    std::vector<AnalysisPtr> analyses;
+    for (uint32_t i = 0; i < 3; ++i) {
+        const uint32_t sessions = 100'000 + 10'000 * i;  // a count takes a while
+        expected.push_back(testing::make_registry_snapshot(sessions, i + 1));
+        analyses.push_back(analysis::SnapshotAnalysis::analyse(testing::make_registry_snapshot(sessions, i + 1),
+                                                               analysis::AnalysisOptions::snapshot_only()));
+    }
+    // Opened and closed in one go: the counts of the first two are in
+    // flight or queued when they close.
+    for (const AnalysisPtr& analysis : analyses) timeline.add(analysis);
+    QVERIFY(panel.busy());
+    timeline.remove(analyses[0], SnapshotTimeline::CloseReason::Bounded);
+    timeline.remove(analyses[1], SnapshotTimeline::CloseReason::Bounded);
+    analyses.clear();
+    QCOMPARE(timeline.count(), 1);
+    QVERIFY(QTest::qWaitFor([&] { return !panel.busy(); }, 60'000));
+    // Their counts finished and their points were kept.
+    check_values(panel.series(), expected);
+    QCOMPARE(panel.series().current, 2);
+    // A person closing the last open snapshot of the process ends it all.
+    timeline.remove(timeline.at(0));
+    QVERIFY(QTest::qWaitFor([&] { return !panel.busy(); }, 60'000));
+    QCOMPARE(panel.history().count(SnapshotTimeline::processKey(expected.front())), size_t{0});
+    QVERIFY(!panel.chart()->hasChart());
 }
 
 int main(int argc, char** argv) {

@@ -14,7 +14,10 @@
 // Per snapshot, the type totals are counted once (count_types: one pass over
 // the objects, off the GUI thread) and kept; building the series from them
 // only merges and looks up names, so switching the measure or the chosen
-// type never walks a heap again.
+// type never walks a heap again. The totals are small (one row per type), so
+// they outlive the snapshot: a live session closes its older snapshots to
+// bound memory, and their totals stay in the process's GrowthHistory
+// (growth_history.h), whose points join the open snapshots' in one series.
 #pragma once
 
 #include <cstddef>
@@ -46,6 +49,10 @@ struct GrowthSample {
     int64_t time_unix_ns = 0;  // when it was taken, 0 if unknown
     QString label;             // SnapshotTimeline::snapshotLabel
     TypeTotalsPtr totals;      // never null in a series
+    // The file's canonical path, "" for one made in memory: a snapshot read
+    // again (reloaded, reopened from a session folder) replaces the point
+    // its earlier reading left in the history (growth_history.h).
+    QString path;
 };
 
 enum class GrowthMeasure { Objects, Bytes };

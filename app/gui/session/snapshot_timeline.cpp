@@ -77,7 +77,9 @@ void SnapshotTimeline::add(const AnalysisPtr& analysis) {
     emit comparisonChanged();
 }
 
-void SnapshotTimeline::remove(const AnalysisPtr& analysis) {
+void SnapshotTimeline::remove(const AnalysisPtr& closing, CloseReason reason) {
+    // A copy: `closing` may be an element of snapshots_, erased below.
+    const AnalysisPtr analysis = closing;
     const int index = indexOf(analysis);
     if (index < 0) return;
     // The neighbour in the same process, computed before removal.
@@ -97,6 +99,7 @@ void SnapshotTimeline::remove(const AnalysisPtr& analysis) {
     if (baseline_ == analysis) baseline_.reset();
     if (middle_ == analysis) middle_.reset();
     normaliseRoles();
+    emit snapshotClosed(analysis, reason);
     emit snapshotsChanged();
     if (current_changed) emit currentChanged(current_);
     emit comparisonChanged();
@@ -104,10 +107,12 @@ void SnapshotTimeline::remove(const AnalysisPtr& analysis) {
 
 void SnapshotTimeline::clear() {
     if (snapshots_.empty()) return;
+    const std::vector<AnalysisPtr> closed = std::move(snapshots_);
     snapshots_.clear();
     current_.reset();
     baseline_.reset();
     middle_.reset();
+    for (const AnalysisPtr& analysis : closed) emit snapshotClosed(analysis, CloseReason::Closed);
     emit snapshotsChanged();
     emit currentChanged(current_);
     emit comparisonChanged();

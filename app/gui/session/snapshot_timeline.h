@@ -44,10 +44,22 @@ public:
     // becomes the baseline and the newest current (opening "before" and
     // "after" together shows the growth at once).
     void add(const AnalysisPtr& analysis);
+    // Why a snapshot is closed. Views that keep something of a snapshot
+    // past its closing (the growth chart's points, growth_history.h) keep it
+    // when the app closed it and drop it when a person did.
+    enum class CloseReason {
+        Closed,    // a person closed it (File ▸ Close Snapshot)
+        Bounded,   // a live session's open limit closed it to bound memory;
+                   // its file stays in the session folder
+        Reloaded,  // File ▸ Reload: it is read again from its file
+    };
+    Q_ENUM(CloseReason)
+
     // Closes one snapshot. If it was the baseline or the middle snapshot,
     // that role is cleared; if it was current, the nearest snapshot of the
     // same process (else the first one) becomes current.
-    void remove(const AnalysisPtr& analysis);
+    void remove(const AnalysisPtr& analysis, CloseReason reason = CloseReason::Closed);
+    // Closes every snapshot, as a person closing them all.
     void clear();
 
     const std::vector<AnalysisPtr>& snapshots() const { return snapshots_; }
@@ -79,6 +91,9 @@ public:
     void setAutoBaseline(bool on) { auto_baseline_ = on; }
 
 signals:
+    // `analysis` was closed (it is no longer in snapshots()); sent before
+    // the snapshotsChanged that follows.
+    void snapshotClosed(const refscope::app::AnalysisPtr& analysis, refscope::app::SnapshotTimeline::CloseReason reason);
     // Snapshots were added, removed or reordered.
     void snapshotsChanged();
     void currentChanged(const refscope::app::AnalysisPtr& current);

@@ -279,6 +279,9 @@ void GrowthChart::paintLines(QPainter& painter, const Layout& l) const {
             painter.setPen(QPen(colour, width, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
             painter.setBrush(Qt::NoBrush);
             painter.drawPath(path);
+            // A live session's hundreds of points would be a smear of dots:
+            // markers only while they are apart (hovering still tells values).
+            if (l.plot.width() < 3 * kPointRadius * static_cast<double>(values.size())) continue;
             painter.setBrush(colour);
             painter.setPen(Qt::NoPen);
             const double r = line.chosen ? kPointRadius + 1.5 : kPointRadius;

@@ -1,6 +1,8 @@
 #include "window/growth_panel.h"
 
+#include <algorithm>
 #include <exception>
+#include <map>
 
 #include <QAction>
 #include <QButtonGroup>
@@ -17,6 +19,29 @@
 #include "window/growth_chart.h"
 
 namespace refscope::app {
+
+namespace {
+
+// The chart's point for a snapshot: time, sequence and label travel with the
+// totals, so the x axis and tooltips stay right once the analysis is gone.
+GrowthSample sample_of(const analysis::SnapshotAnalysis& analysis, TypeTotalsPtr totals) {
+    GrowthSample sample;
+    const SnapshotHeader& header = analysis.snapshot().header;
+    sample.sequence = header.sequence;
+    sample.time_unix_ns = header.time_unix_ns;
+    sample.label = SnapshotTimeline::snapshotLabel(analysis);
+    sample.totals = std::move(totals);
+    if (!analysis.path().empty()) sample.path = SnapshotTimeline::canonicalPath(QString::fromStdString(analysis.path()));
+    return sample;
+}
+
+// The same analysis, even when one of them has expired.
+bool same_analysis(const std::weak_ptr<const analysis::SnapshotAnalysis>& a,
+                   const std::weak_ptr<const analysis::SnapshotAnalysis>& b) {
+    return !a.owner_before(b) && !b.owner_before(a);
+}
+
+}  // namespace
 
 GrowthPanel::GrowthPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("growthPanel"));
@@ -78,6 +103,7 @@ void GrowthPanel::setTimeline(SnapshotTimeline* timeline) {
     if (timeline_) disconnect(timeline_, nullptr, this, nullptr);
     timeline_ = timeline;
     if (timeline_) {
+        connect(timeline_, &SnapshotTimeline::snapshotClosed, this, &GrowthPanel::onSnapshotClosed);
         connect(timeline_, &SnapshotTimeline::snapshotsChanged, this, &GrowthPanel::refresh);
         connect(timeline_, &SnapshotTimeline::currentChanged, this, &GrowthPanel::refresh);
     }
@@ -109,29 +135,88 @@ void GrowthPanel::takeFinished() {
     std::lock_guard lock(finished_->mutex);
     for (auto& [weak, totals] : finished_->totals) {
         const AnalysisPtr analysis = weak.lock();
-        if (analysis && timeline_ && timeline_->indexOf(analysis) >= 0) counted_[analysis.get()] = {analysis, totals};
+        if (analysis && timeline_ && timeline_->indexOf(analysis) >= 0) {
+            counted_[analysis.get()] = {analysis, totals};
+            continue;
+        }
+        // Closed by the app while it was being counted: its point is kept.
+        const auto pending = std::find_if(pending_.begin(), pending_.end(),
+                                          [&](const Pending& p) { return same_analysis(p.analysis, weak); });
+        if (pending != pending_.end()) {
+            pending->sample.totals = totals;
+            history_.retain(pending->process, std::move(pending->sample));
+            pending_.erase(pending);
+        }
     }
     finished_->totals.clear();
+    // Under the lock: a count holds its analysis until it has handed its
+    // totals over, so one nobody holds any more has none coming.
+    std::erase_if(pending_, [](const Pending& p) { return p.analysis.expired(); });
+}
+
+void GrowthPanel::onSnapshotClosed(const AnalysisPtr& analysis, SnapshotTimeline::CloseReason reason) {
+    if (!analysis || !timeline_) return;
+    const QString process = SnapshotTimeline::processKey(analysis->snapshot());
+    TypeTotalsPtr totals = totalsOf(analysis);
+    counted_.erase(analysis.get());
+    GrowthSample sample = sample_of(*analysis, totals);
+    if (reason != SnapshotTimeline::CloseReason::Closed) {
+        // Closed by the live limit or read again: the point stays, now or
+        // when its count finishes (refresh keeps it queued).
+        if (totals) {
+            history_.retain(process, std::move(sample));
+        } else {
+            pending_.push_back({analysis, process, std::move(sample)});
+        }
+        return;
+    }
+    // A person closed it: its point goes; with the process's last open
+    // snapshot, everything of the process goes.
+    std::erase_if(pending_, [&](const Pending& p) { return same_analysis(p.analysis, analysis); });
+    history_.forget(process, sample.path);
+    if (timeline_->sameProcess(analysis).empty()) {
+        history_.forget(process);
+        std::erase_if(pending_, [&](const Pending& p) { return p.process == process; });
+    }
+}
+
+std::vector<AnalysisPtr> GrowthPanel::toCount() const {
+    std::vector<AnalysisPtr> missing;
+    for (const Pending& pending : pending_) {
+        if (AnalysisPtr analysis = pending.analysis.lock()) missing.push_back(std::move(analysis));
+    }
+    if (!timeline_) return missing;
+    const AnalysisPtr current = timeline_->current();
+    const QString current_process = current ? SnapshotTimeline::processKey(current->snapshot()) : QString();
+    // Open, retained, and closed while waiting for their count, per process.
+    std::map<QString, size_t> snapshots_of;
+    for (const AnalysisPtr& analysis : timeline_->snapshots()) ++snapshots_of[SnapshotTimeline::processKey(analysis->snapshot())];
+    for (const Pending& pending : pending_) ++snapshots_of[pending.process];
+    std::vector<AnalysisPtr> others;
+    for (const AnalysisPtr& analysis : timeline_->snapshots()) {
+        const QString process = SnapshotTimeline::processKey(analysis->snapshot());
+        // One snapshot draws no chart: nothing is counted until a second arrives.
+        if (snapshots_of[process] + history_.count(process) < 2 || totalsOf(analysis)) continue;
+        (process == current_process ? missing : others).push_back(analysis);
+    }
+    // Every process, not only the one shown: a live session's snapshots of
+    // another process are counted before its limit closes them.
+    missing.insert(missing.end(), others.begin(), others.end());
+    return missing;
 }
 
 void GrowthPanel::refresh() {
     takeFinished();
-    // Closed snapshots' totals go with them.
     std::erase_if(counted_, [this](const auto& entry) {
         const AnalysisPtr analysis = entry.second.analysis.lock();
         return !analysis || !timeline_ || timeline_->indexOf(analysis) < 0;
     });
-    std::vector<AnalysisPtr> missing;
-    const std::vector<AnalysisPtr> process = timeline_ ? timeline_->sameProcess(timeline_->current())
-                                                       : std::vector<AnalysisPtr>{};
-    // One snapshot draws no chart: nothing is counted until a second arrives.
-    for (size_t i = 0; i < process.size() && process.size() >= 2; ++i) {
-        if (!totalsOf(process[i])) missing.push_back(process[i]);
-    }
+    const std::vector<AnalysisPtr> missing = toCount();
     if (!missing.empty()) {
         // One pass over each new snapshot's objects, off the GUI thread. A
         // newer request (the next live snapshot) supersedes this one; what
-        // was counted so far is kept in `finished` for it.
+        // was counted so far is kept in `finished` for it, and the request
+        // holds each analysis until counted, even once closed.
         worker_.start([this, missing, finished = finished_](const std::atomic<bool>& stale) -> LatestRequestWorker::Delivery {
             for (const AnalysisPtr& analysis : missing) {
                 if (stale) return {};
@@ -154,26 +239,32 @@ void GrowthPanel::refresh() {
 
 void GrowthPanel::rebuild() {
     const AnalysisPtr current = timeline_ ? timeline_->current() : nullptr;
-    std::vector<GrowthSample> samples;
-    int current_sample = -1;
+    const QString process = current ? SnapshotTimeline::processKey(current->snapshot()) : QString();
+    std::vector<GrowthSample> open_samples;
+    TypeTotalsPtr current_totals;
     size_t open = 0;
-    if (timeline_) {
+    if (current) {
         for (const AnalysisPtr& analysis : timeline_->sameProcess(current)) {
             ++open;
             TypeTotalsPtr totals = totalsOf(analysis);
             if (!totals) continue;
-            if (analysis == current) current_sample = static_cast<int>(samples.size());
-            const SnapshotHeader& header = analysis->snapshot().header;
-            samples.push_back({header.sequence, header.time_unix_ns, SnapshotTimeline::snapshotLabel(*analysis),
-                               std::move(totals)});
+            if (analysis == current) current_totals = totals;
+            open_samples.push_back(sample_of(*analysis, std::move(totals)));
         }
     }
-    GrowthSeries series = build_growth_series(std::move(samples), measure_, chosen_.toStdString());
-    series.current = current_sample;
+    // The closed snapshots' points and the open ones', in one series (no
+    // process has the key "", so nothing is retained without a current one).
+    const std::vector<GrowthSample>& retained = history_.samples(process);
+    const size_t points = open + retained.size();
+    GrowthSeries series =
+        build_growth_series(merge_samples(retained, std::move(open_samples)), measure_, chosen_.toStdString());
+    for (size_t i = 0; i < series.samples.size() && current_totals; ++i) {
+        if (series.samples[i].totals == current_totals) series.current = static_cast<int>(i);
+    }
     QString empty;
     if (!current) {
         empty = tr("Open snapshots of a process to see how its types grow");
-    } else if (open < 2) {
+    } else if (points < 2) {
         empty = tr("Open or take a second snapshot of this process to see growth");
     } else {
         empty = tr("Counting the objects of each snapshot…");

@@ -1,14 +1,22 @@
-// The Growth panel: the growth chart (growth_chart.h) over the open snapshots
-// of the current snapshot's process, with an Objects/Bytes switch and
-// Export. It follows the timeline: a snapshot opened or arriving from a live
-// session ("Every N s") redraws it, as does choosing another snapshot (whose
-// process may differ) or a leak suspect (its type is highlighted).
+// The Growth panel: the growth chart (growth_chart.h) over every snapshot of
+// the current snapshot's process, with an Objects/Bytes switch and Export.
+// It follows the timeline: a snapshot opened or arriving from a live session
+// ("Every N s") redraws it, as does choosing another snapshot (whose process
+// may differ) or a leak suspect (its type is highlighted).
 //
-// Each snapshot's per-type totals are counted once, on a worker thread
-// (one pass over its objects), once its process has a second snapshot open
-// (a lone snapshot draws no chart), and kept while the snapshot is open: the
-// chart is rebuilt from them without touching a heap. Closed snapshots'
-// totals are dropped with them.
+// Each snapshot's per-type totals are counted once, on a worker thread (one
+// pass over its objects), once its process has a second snapshot (a lone
+// snapshot draws no chart); the chart is rebuilt from them without touching
+// a heap. The totals outlive the snapshot when the app closes it: a live
+// session's open limit (LiveControls) closes older snapshots to bound
+// memory, and their points stay in the process's GrowthHistory (at most 500
+// per process), so the chart covers every snapshot of the process taken in
+// the session. A snapshot the limit closes while its count is in flight or
+// queued is still counted (the count holds its analysis until it hands the
+// totals over) and its point kept. What a person closes goes: File ▸ Close
+// Snapshot drops that snapshot's point, and closing the process's last open
+// snapshot drops its whole history (a person who closed everything of a
+// process expects a new start, not old points coming back).
 #pragma once
 
 #include <memory>
@@ -19,8 +27,10 @@
 #include <QWidget>
 
 #include "session/analysis_ptr.h"
+#include "session/growth_history.h"
 #include "session/growth_series.h"
 #include "session/latest_request_worker.h"
+#include "session/snapshot_timeline.h"
 
 class QAction;
 class QToolButton;
@@ -28,7 +38,6 @@ class QToolButton;
 namespace refscope::app {
 
 class GrowthChart;
-class SnapshotTimeline;
 
 class GrowthPanel : public QWidget {
     Q_OBJECT
@@ -49,6 +58,8 @@ public:
     GrowthChart* chart() const { return chart_; }
     // Per-type totals still being counted.
     bool busy() const { return worker_.busy(); }
+    // The points kept of closed snapshots, per process.
+    const GrowthHistory& history() const { return history_; }
 
     // PNG or SVG by extension (GrowthChart::exportTo). Synchronous.
     bool exportTo(const QString& path, QString* error = nullptr) const;
@@ -63,6 +74,11 @@ private:
     void refresh();
     void rebuild();
     void exportWithDialog();
+    void onSnapshotClosed(const AnalysisPtr& analysis, SnapshotTimeline::CloseReason reason);
+    // The open snapshots to count: every one of a process with two
+    // snapshots or more (open or retained) not counted yet, the current
+    // process's first; those closed while waiting first of all.
+    std::vector<AnalysisPtr> toCount() const;
 
     struct Counted {
         std::weak_ptr<const analysis::SnapshotAnalysis> analysis;
@@ -83,6 +99,16 @@ private:
     QString chosen_;
     GrowthMeasure measure_ = GrowthMeasure::Bytes;
     std::unordered_map<const analysis::SnapshotAnalysis*, Counted> counted_;
+    // Closed by the app (live limit, reload) before their count finished:
+    // their point joins the history when it does. Gone once nothing holds
+    // the analysis (no count is coming then).
+    struct Pending {
+        std::weak_ptr<const analysis::SnapshotAnalysis> analysis;
+        QString process;
+        GrowthSample sample;  // without totals yet
+    };
+    std::vector<Pending> pending_;
+    GrowthHistory history_;
     std::shared_ptr<Finished> finished_ = std::make_shared<Finished>();
 
     GrowthChart* chart_;

@@ -280,7 +280,8 @@ void LiveControls::closeOldSnapshots(uint64_t connection) {
             continue;
         }
         analysis = open.erase(analysis);
-        timeline->remove(candidate);
+        // Bounded: its point stays in the growth chart (growth_history.h).
+        timeline->remove(candidate, SnapshotTimeline::CloseReason::Bounded);
         showStatus(tr("Closed %1 to keep memory bounded (it stays in the session folder)")
                        .arg(QFileInfo(QString::fromStdString(candidate->path())).fileName()));
     }

@@ -46,7 +46,9 @@ public:
     // window (each holds its whole analysis in memory; automatic snapshots
     // would otherwise pile up without bound). When a new one opens, the
     // oldest that is neither the baseline, the middle nor the current one is
-    // closed; its file stays in the session folder. At least 3.
+    // closed; its file stays in the session folder, and its point stays in
+    // the growth chart (GrowthHistory: the chart covers every snapshot of
+    // the process taken in the session, not only the open ones). At least 3.
     static constexpr int kDefaultOpenSnapshotLimit = 6;
     void setOpenSnapshotLimit(int limit) { open_limit_ = limit < 3 ? 3 : limit; }
     int openSnapshotLimit() const { return open_limit_; }

@@ -382,7 +382,7 @@ void MainWindow::reloadCurrent() {
     const AnalysisPtr current = timeline_->current();
     if (!current || current->path().empty()) return;
     const QString path = QString::fromStdString(current->path());
-    timeline_->remove(current);
+    timeline_->remove(current, SnapshotTimeline::CloseReason::Reloaded);
     openFiles({path});
 }
 
