@@ -142,6 +142,8 @@ void GrowthWindowTest::growthIsDrawnHighlightedUpdatedAndExported() {
     check_values(panel->series(), snapshots);
     QCOMPARE(session_line()->objects, (std::vector<uint64_t>{10, 110, 410, 910}));
     QCOMPARE(panel->series().current, 3);
+    // The chosen line survives the arrival (it was reset with every live snapshot).
+    QCOMPARE(panel->chosenType(), QString::fromStdString(top->type));
 
     // Clicking app.Session's legend entry chooses it; hovering its newest
     // point tells the exact values.

@@ -150,6 +150,8 @@ uint32_t same_object_in(const AnalysisPtr& from, uint32_t node, const AnalysisPt
 
 void Workspace::setAnalysis(AnalysisPtr analysis) {
     const uint32_t carried = same_object_in(analysis_, selected_, analysis);
+    const bool same_process = analysis_ && analysis && SnapshotTimeline::processKey(analysis_->snapshot()) ==
+                                                           SnapshotTimeline::processKey(analysis->snapshot());
     analysis_ = std::move(analysis);
     comparison_.reset();
     selected_ = kNoNode;
@@ -165,7 +167,9 @@ void Workspace::setAnalysis(AnalysisPtr analysis) {
     retained_panel_->setAnalysis(analysis_);
     inspector_panel_->setAnalysis(analysis_);
     graph_->setAnalysis(analysis_);
-    growth_panel_->setChosenType({});  // the suspects are ranked anew
+    // The chosen line stays while the same process's snapshots arrive (a
+    // live session); another process's chart has other types.
+    if (!same_process) growth_panel_->setChosenType({});
     emit objectSelected(kNoNode);
     // Ids mean nothing across snapshots, so the history starts again, from
     // the carried object when there is one.
