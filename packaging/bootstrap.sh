@@ -12,7 +12,8 @@
 #                                 and each fuzzer for a minute,
 #                                 then build and test inside the Debian 13 and
 #                                 Debian testing roots (packaging/distro-root.sh)
-#   packaging/bootstrap.sh build  only install and build (dev preset)
+#   packaging/bootstrap.sh build  only install and build (dev preset; the build
+#                                 includes the probe's wheels, build/dev/wheels)
 #
 # Every Python 3.9-3.15 found (Debian's python3 and pyenv's) gets the probe;
 # see probe/CMakeLists.txt for the discovery rules.
@@ -29,6 +30,7 @@ packages=(
     build-essential cmake ninja-build pkg-config
     libzstd-dev libgtest-dev
     python3 python3-dev
+    python3-venv                 # the wheel tests' fresh venvs (tests/packaging)
     libgraphviz-dev fonts-dejavu-core
     qt6-base-dev qt6-svg-dev libgl-dev xvfb xauth
     # C/C++ extension support (tests/cpp_ext): pybind11's headers for the
