@@ -20,17 +20,6 @@ using namespace refscope::app;
 
 namespace {
 
-// Objects and bytes per type name, counted here by walking the snapshot
-// (independently of group_objects, which count_types uses).
-std::map<std::string, std::pair<uint64_t, uint64_t>> tally(const Snapshot& s) {
-    std::map<std::string, std::pair<uint64_t, uint64_t>> result;
-    for (uint32_t n = 0; n < s.node_count(); ++n) {
-        auto& [objects, bytes] = result[std::string(analysis::type_name(s, n))];
-        ++objects;
-        bytes += s.node_size[n];
-    }
-    return result;
-}
 
 GrowthSample sample_of(const Snapshot& s) {
     return {s.header.sequence, s.header.time_unix_ns, QString::fromStdString(s.header.label), count_types(s), {}};
@@ -60,7 +49,7 @@ private slots:
 void GrowthSeriesTest::countsEveryTypeOfTheSnapshot() {
     const Snapshot s = testing::make_registry_snapshot(25, 1);
     const TypeTotalsPtr totals = count_types(s);
-    const auto expected = tally(s);
+    const auto expected = testing::tally_types(s);
     QCOMPARE(totals->size(), expected.size());
     QVERIFY(std::is_sorted(totals->begin(), totals->end(),
                            [](const auto& a, const auto& b) { return a.name < b.name; }));
@@ -93,7 +82,7 @@ void GrowthSeriesTest::topGrowingTypesComeFirstWithTheirValuesPerSnapshot() {
             QVERIFY(!line.chosen);
             QCOMPARE(line.objects.size(), size_t{3});
             for (size_t i = 0; i < snapshots.size(); ++i) {
-                const auto counted = tally(snapshots[i]).at(line.type);
+                const auto counted = testing::tally_types(snapshots[i]).at(line.type);
                 QCOMPARE(line.objects[i], counted.first);
                 QCOMPARE(line.bytes[i], counted.second);
             }
@@ -193,7 +182,7 @@ void GrowthSeriesTest::checkedInScenarioShowsTheRegistryGrowing() {
     // Every line's values are the snapshots' own counts.
     for (const GrowthLine& line : series.lines) {
         for (size_t i = 0; i < loaded.size(); ++i) {
-            QCOMPARE(line.objects[i], tally(loaded[i]->snapshot()).at(line.type).first);
+            QCOMPARE(line.objects[i], testing::tally_types(loaded[i]->snapshot()).at(line.type).first);
         }
     }
 }

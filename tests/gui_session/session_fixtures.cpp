@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/snapshot_analysis.h"
 #include "refscope/format/snapshot_io.h"
 #include "snapshot_builder.h"
@@ -46,6 +47,16 @@ bool write_synthetic_heap(const QString& path, size_t nodes, uint64_t seed) {
     } catch (const std::exception&) {
         return false;
     }
+}
+
+std::map<std::string, std::pair<uint64_t, uint64_t>> tally_types(const Snapshot& snapshot) {
+    std::map<std::string, std::pair<uint64_t, uint64_t>> result;
+    for (uint32_t n = 0; n < snapshot.node_count(); ++n) {
+        auto& [objects, bytes] = result[std::string(analysis::type_name(snapshot, n))];
+        ++objects;
+        bytes += snapshot.node_size[n];
+    }
+    return result;
 }
 
 }  // namespace refscope::testing

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 
 #include <QString>
 
@@ -25,5 +27,9 @@ Snapshot make_registry_snapshot(uint32_t sessions, uint64_t sequence, int64_t pi
 // Writes make_synthetic_heap(nodes) to `path` (heap-shaped: chains, hubs,
 // roots, ~2.7 edges per node). Returns false on failure.
 bool write_synthetic_heap(const QString& path, size_t nodes, uint64_t seed = 1);
+
+// Objects and bytes per type name, counted by walking the snapshot node by
+// node: an independent check of what the app counts (group_objects).
+std::map<std::string, std::pair<uint64_t, uint64_t>> tally_types(const Snapshot& snapshot);
 
 }  // namespace refscope::testing

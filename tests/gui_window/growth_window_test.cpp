@@ -40,16 +40,6 @@ using namespace refscope::app;
 
 namespace {
 
-// Objects and bytes per type name, counted by walking the snapshot.
-std::map<std::string, std::pair<uint64_t, uint64_t>> tally(const Snapshot& s) {
-    std::map<std::string, std::pair<uint64_t, uint64_t>> result;
-    for (uint32_t n = 0; n < s.node_count(); ++n) {
-        auto& [objects, bytes] = result[std::string(analysis::type_name(s, n))];
-        ++objects;
-        bytes += s.node_size[n];
-    }
-    return result;
-}
 
 // Checks every line of the panel's series against the snapshots' own counts
 // and that the lines come most growth first.
@@ -59,7 +49,7 @@ void check_values(const GrowthSeries& series, const std::vector<Snapshot>& snaps
     for (size_t i = 0; i < series.lines.size(); ++i) {
         const GrowthLine& line = series.lines[i];
         for (size_t s = 0; s < snapshots.size(); ++s) {
-            const auto counted = tally(snapshots[s]);
+            const auto counted = testing::tally_types(snapshots[s]);
             const auto found = counted.find(line.type);
             QCOMPARE(line.objects[s], found == counted.end() ? 0 : found->second.first);
             QCOMPARE(line.bytes[s], found == counted.end() ? 0 : found->second.second);
