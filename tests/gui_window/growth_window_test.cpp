@@ -120,6 +120,8 @@ void GrowthWindowTest::growthIsDrawnHighlightedUpdatedAndExported() {
     QVERIFY(testing::wait_settled(window));
     const analysis::SuspectGroup* top = w->suspectsPanel()->model()->groupAt(0);
     QVERIFY(top);
+    // Copied: the ranking (and `top`) is replaced when the next snapshot arrives.
+    const std::string top_type = top->type;
     QCOMPARE(panel->chosenType(), QString::fromStdString(top->type));
     QVERIFY(panel->series().chosenLine());
     QCOMPARE(panel->series().chosenLine()->type, top->type);
@@ -133,7 +135,7 @@ void GrowthWindowTest::growthIsDrawnHighlightedUpdatedAndExported() {
     QCOMPARE(session_line()->objects, (std::vector<uint64_t>{10, 110, 410, 910}));
     QCOMPARE(panel->series().current, 3);
     // The chosen line survives the arrival (it was reset with every live snapshot).
-    QCOMPARE(panel->chosenType(), QString::fromStdString(top->type));
+    QCOMPARE(panel->chosenType(), QString::fromStdString(top_type));
 
     // Clicking app.Session's legend entry chooses it; hovering its newest
     // point tells the exact values.
