@@ -4,8 +4,6 @@
 
 namespace refscope::app {
 
-bool is_dark_palette(const QPalette& palette) { return palette.color(QPalette::Base).lightness() < 128; }
-
 QColor text_colour(TextRole role, const QPalette& palette) {
     const bool dark = is_dark_palette(palette);
     switch (role) {

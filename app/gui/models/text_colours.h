@@ -18,8 +18,9 @@ enum class TextRole {
     Muted,        // a low-confidence suspect, a reference that keeps nothing alive
 };
 
-// The palette's base (a view's background) is dark: a dark theme.
-bool is_dark_palette(const QPalette& palette);
+// The palette's base (a view's background) is dark: a dark theme. Inline:
+// the graph library asks it too, without linking the models.
+inline bool is_dark_palette(const QPalette& palette) { return palette.color(QPalette::Base).lightness() < 128; }
 
 // The colour of `role` on `palette`'s base (the application's palette when
 // none is given: models have no widget to ask).

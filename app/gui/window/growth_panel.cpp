@@ -105,7 +105,10 @@ void GrowthPanel::setTimeline(SnapshotTimeline* timeline) {
     if (timeline_) {
         connect(timeline_, &SnapshotTimeline::snapshotClosed, this, &GrowthPanel::onSnapshotClosed);
         connect(timeline_, &SnapshotTimeline::snapshotsChanged, this, &GrowthPanel::refresh);
-        connect(timeline_, &SnapshotTimeline::currentChanged, this, &GrowthPanel::refresh);
+        // The timeline says snapshotsChanged before currentChanged when a
+        // snapshot is added: counting starts on the first; the second only
+        // redraws (a second refresh would count the new heap again).
+        connect(timeline_, &SnapshotTimeline::currentChanged, this, &GrowthPanel::rebuild);
     }
     refresh();
 }

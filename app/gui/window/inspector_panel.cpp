@@ -1,6 +1,5 @@
 #include "window/inspector_panel.h"
 
-#include <QHeaderView>
 #include <QLabel>
 #include <QStyle>
 #include <QTextDocumentFragment>
@@ -11,6 +10,7 @@
 #include "models/inspector_model.h"
 #include "refscope/analysis/allocation_sites.h"
 #include "refscope/analysis/descriptions.h"
+#include "window/row_table_view.h"
 
 namespace refscope::app {
 
@@ -63,16 +63,8 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
         if (ok) emit allocationFrameActivated(frame);
     });
 
-    view_ = new QTreeView(this);
-    view_->setModel(model_);  // before the header is set up: sections come from the model
-    view_->setObjectName(QStringLiteral("inspectorView"));
-    view_->setUniformRowHeights(true);  // cheap layout for long lists
-    view_->setAlternatingRowColors(true);
-    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view_->setExpandsOnDoubleClick(false);  // double-click selects the value
-    view_->setMouseTracking(true);          // the hand cursor over values
-    view_->header()->setStretchLastSection(false);
-    view_->header()->setSectionResizeMode(InspectorModel::ValueColumn, QHeaderView::Stretch);
+    view_ = make_object_tree(this, QStringLiteral("inspectorView"), model_, InspectorModel::ValueColumn);
+    view_->setMouseTracking(true);  // the hand cursor over values
     connect(view_, &QTreeView::activated, this, &InspectorPanel::onActivated);
     connect(view_, &QTreeView::clicked, this, [this](const QModelIndex& index) {
         // Where a single click already activates (the style says so), the

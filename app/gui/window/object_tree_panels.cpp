@@ -1,6 +1,5 @@
 #include "window/object_tree_panels.h"
 
-#include <QHeaderView>
 #include <QLabel>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -11,23 +10,11 @@
 #include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/graph_index.h"
 #include "refscope/analysis/snapshot_analysis.h"
+#include "window/row_table_view.h"
 
 namespace refscope::app {
 
 namespace {
-
-QTreeView* make_tree(QWidget* parent, const char* name, QAbstractItemModel* model) {
-    auto* view = new QTreeView(parent);
-    view->setModel(model);  // before the header is set up: sections come from the model
-    view->setObjectName(QString::fromLatin1(name));
-    view->setUniformRowHeights(true);  // cheap layout for long lists
-    view->setAlternatingRowColors(true);
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setExpandsOnDoubleClick(false);  // double-click selects the object
-    view->header()->setStretchLastSection(false);
-    view->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    return view;
-}
 
 QVBoxLayout* stack(QWidget* panel, QLabel* caption, QTreeView* view) {
     caption->setWordWrap(true);
@@ -50,7 +37,7 @@ RetainersPanel::RetainersPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("retainersPanel"));
     model_ = new RetainersTreeModel(this);
     caption_ = new QLabel(this);
-    view_ = make_tree(this, "retainersView", model_);
+    view_ = make_object_tree(this, QStringLiteral("retainersView"), model_, 0);
     stack(this, caption_, view_);
     connect(view_, &QTreeView::activated, this, &RetainersPanel::onActivated);
     showObject(kNoNode);
@@ -99,7 +86,7 @@ RetainedPanel::RetainedPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("retainedPanel"));
     model_ = new RetainedTreeModel(this);
     caption_ = new QLabel(this);
-    view_ = make_tree(this, "retainedView", model_);
+    view_ = make_object_tree(this, QStringLiteral("retainedView"), model_, 0);
     stack(this, caption_, view_);
     connect(view_, &QTreeView::activated, this, &RetainedPanel::onActivated);
     showObject(kNoNode);

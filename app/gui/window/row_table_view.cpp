@@ -3,6 +3,7 @@
 #include <QEvent>
 #include <QHeaderView>
 #include <QTableView>
+#include <QTreeView>
 
 namespace refscope::app {
 
@@ -43,6 +44,20 @@ QTableView* make_row_table(QWidget* parent, const QString& object_name, QAbstrac
     view->horizontalHeader()->setStretchLastSection(true);
     view->horizontalHeader()->setSortIndicator(sort_column, order);
     view->setSortingEnabled(true);
+    return view;
+}
+
+QTreeView* make_object_tree(QWidget* parent, const QString& object_name, QAbstractItemModel* model,
+                            int stretch_column) {
+    auto* view = new QTreeView(parent);
+    view->setModel(model);  // before the header is set up: sections come from the model
+    view->setObjectName(object_name);
+    view->setUniformRowHeights(true);
+    view->setAlternatingRowColors(true);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setExpandsOnDoubleClick(false);
+    view->header()->setStretchLastSection(false);
+    view->header()->setSectionResizeMode(stretch_column, QHeaderView::Stretch);
     return view;
 }
 

@@ -130,17 +130,20 @@ Workspace::~Workspace() = default;
 
 namespace {
 
-// The object `node` of `from` in `to`, when `to` is a snapshot of the same
-// process and an object of the same type still lives at that address; else
-// kNoNode. A live session replaces the snapshot on screen every N seconds
+bool same_process(const AnalysisPtr& a, const AnalysisPtr& b) {
+    return a && b && SnapshotTimeline::processKey(a->snapshot()) == SnapshotTimeline::processKey(b->snapshot());
+}
+
+// The object `node` of `from` in `to` (snapshots of the same process:
+// same_process), when an object of the same type still lives at its
+// address; else kNoNode. A live session replaces the snapshot on screen every N seconds
 // (and Ctrl+PgDown steps through a process's snapshots): without this, each
 // arrival emptied the path, graph and inspector being read. One linear scan
 // of the addresses per snapshot change (about 10 ms at 10M objects).
 uint32_t same_object_in(const AnalysisPtr& from, uint32_t node, const AnalysisPtr& to) {
-    if (!from || !to || from == to || node >= from->snapshot().node_count()) return kNoNode;
+    if (from == to || node >= from->snapshot().node_count()) return kNoNode;
     const Snapshot& before = from->snapshot();
     const Snapshot& after = to->snapshot();
-    if (SnapshotTimeline::processKey(before) != SnapshotTimeline::processKey(after)) return kNoNode;
     const uint32_t found = analysis::find_node_by_address(after, before.node_address[node]);
     if (found == kNoNode || analysis::type_name(after, found) != analysis::type_name(before, node)) return kNoNode;
     return found;
@@ -149,9 +152,8 @@ uint32_t same_object_in(const AnalysisPtr& from, uint32_t node, const AnalysisPt
 }  // namespace
 
 void Workspace::setAnalysis(AnalysisPtr analysis) {
-    const uint32_t carried = same_object_in(analysis_, selected_, analysis);
-    const bool same_process = analysis_ && analysis && SnapshotTimeline::processKey(analysis_->snapshot()) ==
-                                                           SnapshotTimeline::processKey(analysis->snapshot());
+    const bool one_process = same_process(analysis_, analysis);
+    const uint32_t carried = one_process ? same_object_in(analysis_, selected_, analysis) : kNoNode;
     analysis_ = std::move(analysis);
     comparison_.reset();
     selected_ = kNoNode;
@@ -169,7 +171,7 @@ void Workspace::setAnalysis(AnalysisPtr analysis) {
     graph_->setAnalysis(analysis_);
     // The chosen line stays while the same process's snapshots arrive (a
     // live session); another process's chart has other types.
-    if (!same_process) growth_panel_->setChosenType({});
+    if (!one_process) growth_panel_->setChosenType({});
     emit objectSelected(kNoNode);
     // Ids mean nothing across snapshots, so the history starts again, from
     // the carried object when there is one.

@@ -153,19 +153,24 @@ struct Attributes {
     Agsym_t* edge_penwidth;
     Agsym_t* edge_tooltip;
     Agsym_t* edge_arrowhead;
+    // Declared only for a wrapped drawing (null otherwise): wrap_path.
     Agsym_t* edge_minlen;
     Agsym_t* edge_weight;
     Agsym_t* edge_constraint;
     Agsym_t* graph_rank;
 };
 
-Attributes declare_attributes(Agraph_t* g, const RenderOptions& options, RankDir rankdir) {
+// `wrapped`: a long path drawn in rows (wrap_path), laid out top to bottom
+// with room between a row's objects for the hops' xlabels; the attributes
+// only rows use are declared only then, so other drawings' DOT stays short.
+Attributes declare_attributes(Agraph_t* g, const RenderOptions& options, bool wrapped) {
+    const RankDir rankdir = wrapped ? RankDir::TopToBottom : options.rankdir;
     declare_attribute(g, AGRAPH, "rankdir", rankdir == RankDir::LeftToRight ? "LR" : "TB");
     declare_attribute(g, AGRAPH, "fontname", "Helvetica");
     declare_attribute(g, AGRAPH, "fontsize", "12");
     declare_attribute(g, AGRAPH, "labelloc", "t");
     declare_attribute(g, AGRAPH, "labeljust", "l");
-    declare_attribute(g, AGRAPH, "nodesep", "0.25");
+    declare_attribute(g, AGRAPH, "nodesep", wrapped ? "0.8" : "0.25");
     declare_attribute(g, AGRAPH, "ranksep", "0.5");
     // Bounds on dot's iterative phases, so that no drawing can make the
     // layout run away (a long path with a hub every node points at took
@@ -207,10 +212,12 @@ Attributes declare_attributes(Agraph_t* g, const RenderOptions& options, RankDir
     a.edge_penwidth = declare_attribute(g, AGEDGE, "penwidth", "1");
     a.edge_tooltip = declare_attribute(g, AGEDGE, "tooltip", "");
     a.edge_arrowhead = declare_attribute(g, AGEDGE, "arrowhead", "normal");
-    a.edge_minlen = declare_attribute(g, AGEDGE, "minlen", "1");
-    a.edge_weight = declare_attribute(g, AGEDGE, "weight", "1");
-    a.edge_constraint = declare_attribute(g, AGEDGE, "constraint", "true");
-    a.graph_rank = declare_attribute(g, AGRAPH, "rank", "");
+    if (wrapped) {
+        a.edge_minlen = declare_attribute(g, AGEDGE, "minlen", "1");
+        a.edge_weight = declare_attribute(g, AGEDGE, "weight", "1");
+        a.edge_constraint = declare_attribute(g, AGEDGE, "constraint", "true");
+        a.graph_rank = declare_attribute(g, AGRAPH, "rank", "");
+    }
     return a;
 }
 
@@ -304,15 +311,18 @@ struct BuiltGraph {
 
 // A long path's rows (path_rows.h): each row one rank, the hop from a row's
 // end to the next row's start two ranks long.
-void wrap_path(Agraph_t* g, const std::vector<std::vector<uint32_t>>& rows, const RowPlaces& places,
-               const BuiltGraph& built, const Subgraph& subgraph, const Attributes& a) {
-    const std::vector<uint32_t>& row_of = places.row;
+void wrap_path(Agraph_t* g, const std::vector<std::vector<uint32_t>>& rows, const BuiltGraph& built,
+               const Subgraph& subgraph, const Attributes& a) {
+    std::vector<uint32_t> row_of(built.nodes.size(), kNoRow);
     for (size_t r = 0; r < rows.size(); ++r) {
         const std::string name = "row_" + std::to_string(r);
         Agraph_t* sub = agsubg(g, const_cast<char*>(name.c_str()), 1);
         if (!sub) throw GraphvizError(GraphvizError::Kind::Graph, "Graphviz: agsubg failed");
         set_attribute(sub, a.graph_rank, "same");
-        for (const uint32_t i : rows[r]) agsubnode(sub, built.nodes[i], 1);
+        for (const uint32_t i : rows[r]) {
+            agsubnode(sub, built.nodes[i], 1);
+            row_of[i] = static_cast<uint32_t>(r);
+        }
     }
     // dot straightens edges: left alone it puts each row's start under the
     // last row's end, a staircase. An invisible, heavy edge between the rows'
@@ -348,9 +358,7 @@ BuiltGraph build_graph(Agraph_t* g, const Subgraph& subgraph, const RenderOption
     const std::vector<std::vector<uint32_t>> rows =
         options.rankdir == RankDir::LeftToRight && options.wrap_long_paths ? path_rows(subgraph)
                                                                            : std::vector<std::vector<uint32_t>>{};
-    const Attributes a = declare_attributes(g, options, rows.empty() ? options.rankdir : RankDir::TopToBottom);
-    // Room between a row's objects for the hop's xlabel (below).
-    if (!rows.empty()) declare_attribute(g, AGRAPH, "nodesep", "0.8");
+    const Attributes a = declare_attributes(g, options, !rows.empty());
     if (const std::string caption = graph_caption(subgraph, options); !caption.empty()) {
         set_html_attribute(g, g, a.graph_label, caption);
     }
@@ -377,7 +385,6 @@ BuiltGraph build_graph(Agraph_t* g, const Subgraph& subgraph, const RenderOption
         style_node(g, gn, n, a);
         built.nodes.push_back(gn);
     }
-    const RowPlaces places = row_places(rows, built.nodes.size());
     for (const SubgraphEdge& e : subgraph.edges) {
         if (e.from >= built.nodes.size() || e.to >= built.nodes.size()) {
             throw GraphvizError(GraphvizError::Kind::Graph, "subgraph edge names a missing node");
@@ -393,7 +400,7 @@ BuiltGraph build_graph(Agraph_t* g, const Subgraph& subgraph, const RenderOption
         style_edge(g, ge, e, a, crosses_cluster || !rows.empty());
         built.edges.push_back(ge);
     }
-    if (!rows.empty()) wrap_path(g, rows, places, built, subgraph, a);
+    if (!rows.empty()) wrap_path(g, rows, built, subgraph, a);
     return built;
 }
 

@@ -9,29 +9,28 @@ namespace refscope::graphviz {
 std::vector<std::vector<uint32_t>> path_rows(const analysis::Subgraph& subgraph) {
     if (!subgraph.clusters.empty()) return {};
     const size_t n = subgraph.nodes.size();
-    constexpr uint32_t kNone = 0xFFFFFFFFu;
     // The on-path edges must make one chain: at most one in and one out per
     // node, one start, every on-path node reached.
-    std::vector<uint32_t> next(n, kNone);
+    std::vector<uint32_t> next(n, kNoRow);
     std::vector<uint8_t> has_prev(n, 0);
     size_t on_path_nodes = 0;
     for (const analysis::SubgraphNode& node : subgraph.nodes) on_path_nodes += node.on_path ? 1 : 0;
     for (const analysis::SubgraphEdge& e : subgraph.edges) {
         if (!e.on_path || e.from >= n || e.to >= n || e.from == e.to) continue;
         if (next[e.from] == e.to) continue;  // parallel references: one hop
-        if (next[e.from] != kNone || has_prev[e.to]) return {};
+        if (next[e.from] != kNoRow || has_prev[e.to]) return {};
         next[e.from] = e.to;
         has_prev[e.to] = 1;
     }
-    uint32_t start = kNone;
+    uint32_t start = kNoRow;
     for (uint32_t i = 0; i < n; ++i) {
-        if (!subgraph.nodes[i].on_path || has_prev[i] || next[i] == kNone) continue;
-        if (start != kNone) return {};  // two chains
+        if (!subgraph.nodes[i].on_path || has_prev[i] || next[i] == kNoRow) continue;
+        if (start != kNoRow) return {};  // two chains
         start = i;
     }
-    if (start == kNone) return {};
+    if (start == kNoRow) return {};
     std::vector<uint32_t> chain;
-    for (uint32_t at = start; at != kNone && chain.size() <= n; at = next[at]) chain.push_back(at);
+    for (uint32_t at = start; at != kNoRow && chain.size() <= n; at = next[at]) chain.push_back(at);
     if (chain.size() > n || chain.size() != on_path_nodes || chain.size() <= kLongestUnwrappedPath) return {};
 
     const auto width = static_cast<size_t>(std::ceil(std::sqrt(1.5 * static_cast<double>(chain.size()))));
@@ -42,17 +41,6 @@ std::vector<std::vector<uint32_t>> path_rows(const analysis::Subgraph& subgraph)
                           chain.begin() + static_cast<std::ptrdiff_t>(std::min(chain.size(), i + per_row)));
     }
     return rows;
-}
-
-RowPlaces row_places(const std::vector<std::vector<uint32_t>>& rows, size_t node_count) {
-    RowPlaces places{std::vector<uint32_t>(node_count, kNoRow), std::vector<uint32_t>(node_count, kNoRow)};
-    for (size_t r = 0; r < rows.size(); ++r) {
-        for (size_t c = 0; c < rows[r].size(); ++c) {
-            places.row[rows[r][c]] = static_cast<uint32_t>(r);
-            places.column[rows[r][c]] = static_cast<uint32_t>(c);
-        }
-    }
-    return places;
 }
 
 }  // namespace refscope::graphviz

@@ -31,12 +31,5 @@ std::vector<std::vector<uint32_t>> path_rows(const analysis::Subgraph& subgraph)
 
 inline constexpr uint32_t kNoRow = 0xFFFFFFFFu;
 
-// Where each subgraph node sits in `rows`: its row and its place in the row
-// (kNoRow for nodes off the path).
-struct RowPlaces {
-    std::vector<uint32_t> row;
-    std::vector<uint32_t> column;
-};
-RowPlaces row_places(const std::vector<std::vector<uint32_t>>& rows, size_t node_count);
 
 }  // namespace refscope::graphviz
