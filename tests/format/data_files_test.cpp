@@ -1,6 +1,8 @@
 // The checked-in files in tests/data (made by make_test_files.cpp): each must
-// read, or fail with its code, forever. good-v1.rscope pins format 1.0: if it
-// stops decoding to make_small_snapshot(), the format changed incompatibly.
+// read, or fail with its code, forever. good-v1.rscope pins format 1.0 and
+// good-v1.3.rscope format 1.3 with every part 1.1-1.3 added: if one stops
+// decoding to its snapshot, a later reader broke the upgrade path
+// (docs/format.md, "Versioning").
 #include <gtest/gtest.h>
 
 #include "snapshot_compare.h"
@@ -35,6 +37,20 @@ TEST(DataFiles, GoodV1MixesCompressedAndRawSections) {
     EXPECT_GT(raw, 0);
 }
 
+TEST(DataFiles, GoodV1_3DecodesWithEveryPartItAdded) {
+    const Snapshot s = format::read_snapshot_file(data_file("good-v1.3.rscope"));
+    EXPECT_TRUE(same_snapshot(make_every_feature_snapshot(), s));
+    EXPECT_EQ(s.header.format_major, 1);
+    EXPECT_EQ(s.header.format_minor, 3);
+    // What each minor added is there, not only equal to a builder that might
+    // have lost it: type flags (1.1), allocation sites (1.2), the inferred
+    // edge and extension-type node flags (1.3).
+    EXPECT_NE(s.types[5].flags & format::kTypeBound, 0);
+    EXPECT_EQ(s.allocations.frames.size(), 3u);
+    EXPECT_NE(s.node_flags[0] & format::kNodeExtensionType, 0);
+    EXPECT_NE(s.edge_flags.back() & format::kEdgeInferred, 0);
+}
+
 struct BadFile {
     const char* name;
     ReadErrorCode code;
@@ -61,7 +77,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadFile{"bad-magic.rscope", ReadErrorCode::BadMagic, "not a refscope snapshot"},
         BadFile{"bad-checksum.rscope", ReadErrorCode::BadChecksum, "Nodes section"},
         BadFile{"newer-version.rscope", ReadErrorCode::NewerVersion,
-                "written by refscope format 2.x; this reader supports 1.x: upgrade refscope"},
+                "written by refscope 2.0.0 (format 2.0); this reader supports format 1.x: open it "
+                "with refscope 2.0.0 or later"},
         BadFile{"absurd-size.rscope", ReadErrorCode::TooLarge, "1152921504606846976 bytes"},
         BadFile{"absurd-count.rscope", ReadErrorCode::TooLarge, "node count 1099511627776"},
         BadFile{"corrupt-ids.rscope", ReadErrorCode::Corrupt, "target 999 is out of range"}),

@@ -1,8 +1,11 @@
-// Writes the checked-in test snapshots of tests/data. Run by hand after a
-// deliberate format change (never at build time):
+// Writes the checked-in test snapshots of tests/data that are missing. Run
+// by hand after a deliberate format change (never at build time):
 //   build/<dir>/tests/format/make_test_files tests/data
-// good-v1.rscope is make_small_snapshot() as format 1.0 writes it; each other
-// file damages it in one documented way (see data_files_test.cpp).
+// Existing files are kept: each pins what the writer of its day wrote.
+// good-v1.rscope is make_small_snapshot() as format 1.0 wrote it,
+// good-v1.3.rscope make_every_feature_snapshot() as format 1.3 wrote it (a
+// new minor or major adds its own good-vM.m file); each other file damages
+// the current writer's output in one documented way (data_files_test.cpp).
 #include <cstdio>
 #include <string>
 
@@ -41,8 +44,15 @@ int main(int argc, char** argv) {
     find_section(f, format::SectionId::Nodes).payload[3] ^= 0x20;  // CRC left as it was
     ok &= save_test_file(dir, "bad-checksum.rscope", join_sections(f));
 
-    f = split_sections(good);
+    ok &= save_test_file(dir, "good-v1.3.rscope", format::encode_snapshot(make_every_feature_snapshot()));
+
+    // A file of the next major, written by a later refscope: its Header
+    // still names that refscope (docs/format.md, "Versioning").
+    Snapshot later = make_small_snapshot();
+    later.header.probe_version = "2.0.0";
+    f = split_sections(format::encode_snapshot(later));
     f.major = 2;
+    f.minor = 0;
     ok &= save_test_file(dir, "newer-version.rscope", join_sections(f));
 
     f = split_sections(good);

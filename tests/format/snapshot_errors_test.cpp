@@ -49,11 +49,40 @@ TEST(ReadErrors, BadMagic) {
     expect_read_error(bytes, ReadErrorCode::BadMagic);
 }
 
-TEST(ReadErrors, NewerMajorIsRefusedWithUpgradeAdvice) {
-    RawFile f = small_sections();
+// A newer major is refused naming the refscope that wrote it (its Header's
+// version field), compressed Header or not.
+TEST(ReadErrors, NewerMajorNamesTheRefscopeThatReadsIt) {
+    Snapshot later = make_small_snapshot();
+    later.header.probe_version = "2.4.1";
+    for (bool compress : {false, true}) {
+        RawFile f = split_sections(format::encode_snapshot(later, {compress, 19}));
+        f.major = format::kFormatMajor + 1;
+        f.minor = 5;
+        EXPECT_EQ(expect_read_error(join_sections(f), ReadErrorCode::NewerVersion),
+                  "written by refscope 2.4.1 (format 2.5); this reader supports format 1.x: open it "
+                  "with refscope 2.4.1 or later");
+    }
+}
+
+// When the newer file's Header cannot tell (damaged, not first, or a version
+// that is not short printable text), the advice is generic.
+TEST(ReadErrors, NewerMajorWithoutAReadableVersionAdvisesAnUpgrade) {
+    const std::string generic = "written by refscope format 2.x; this reader supports 1.x: upgrade refscope";
+    Snapshot odd = make_small_snapshot();
+    odd.header.probe_version = "2.0\n; rm -rf";
+    RawFile f = split_sections(format::encode_snapshot(odd, {false, 0}));
     f.major = format::kFormatMajor + 1;
-    EXPECT_EQ(expect_read_error(join_sections(f), ReadErrorCode::NewerVersion),
-              "written by refscope format 2.x; this reader supports 1.x: upgrade refscope");
+    EXPECT_EQ(expect_read_error(join_sections(f), ReadErrorCode::NewerVersion), generic);
+
+    f = small_sections();
+    f.major = format::kFormatMajor + 1;
+    find_section(f, format::SectionId::Header).payload[2] ^= 0x40;  // CRC left as it was
+    EXPECT_EQ(expect_read_error(join_sections(f), ReadErrorCode::NewerVersion), generic);
+
+    f = small_sections();
+    f.major = format::kFormatMajor + 1;
+    std::swap(f.sections[0], f.sections[1]);  // Strings first
+    EXPECT_EQ(expect_read_error(join_sections(f), ReadErrorCode::NewerVersion), generic);
 }
 
 TEST(ReadErrors, OlderMajorIsRefused) {

@@ -20,6 +20,10 @@ Snapshot make_small_snapshot();
 // Adds format 1.2 allocation sites to a make_small_snapshot(): two
 // tracebacks (one of three frames, one frame shared), nodes 1, 40 and 41 traced.
 void add_allocation_sites(Snapshot& s);
+// make_small_snapshot() with every part the current format adds (type
+// flags, allocation sites, the extension-type node flag, an inferred edge):
+// what tests/data/good-v1.3.rscope pins.
+Snapshot make_every_feature_snapshot();
 
 // A heap-shaped snapshot: `nodes` objects, ~2.5 edges per node, addresses
 // 16-byte aligned in arenas, skewed type ids, small sizes, refcounts mostly
@@ -63,8 +67,9 @@ RawSection& find_section(RawFile& file, format::SectionId id);
 void mutate_bytes(std::vector<uint8_t>& bytes, std::mt19937_64& rng, bool may_cut = false);
 
 // Writes `bytes` to dir/name and prints the name and size (the test-file
-// generators make_test_files and make_crafted_files); false, with a message
-// on stderr, when it cannot.
+// generators make_test_files and make_crafted_files) unless dir/name exists:
+// checked-in files are never rewritten. False, with a message on stderr,
+// when it cannot write.
 bool save_test_file(const std::string& dir, const char* name, const std::vector<uint8_t>& bytes);
 
 }  // namespace refscope::testing

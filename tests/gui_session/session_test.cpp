@@ -99,6 +99,7 @@ class SessionTest : public QObject {
 private slots:
     void initTestCase();
 
+    void loadsGoodFile_data();
     void loadsGoodFile();
     void reportsReaderErrors_data();
     void reportsReaderErrors();
@@ -136,10 +137,17 @@ void SessionTest::initTestCase() {
     QVERIFY(testing::write_synthetic_heap(big_file_, 400'000));
 }
 
+// Both pinned formats (1.0 and 1.3, docs/format.md "Versioning") open.
+void SessionTest::loadsGoodFile_data() {
+    QTest::addColumn<QString>("good");
+    QTest::newRow("format 1.0") << data_file("good-v1.rscope");
+    QTest::newRow("format 1.3") << data_file("good-v1.3.rscope");
+}
+
 void SessionTest::loadsGoodFile() {
+    QFETCH(QString, good);
     SnapshotLoader loader;
     LoaderRecorder record(loader);
-    const QString good = data_file("good-v1.rscope");
     QVERIFY(!loader.isBusy());
     loader.load({good});
     QVERIFY(loader.isBusy());
@@ -164,7 +172,7 @@ void SessionTest::reportsReaderErrors_data() {
     QTest::newRow("truncated") << data_file("truncated.rscope") << "the input ends after";
     QTest::newRow("bad checksum") << data_file("bad-checksum.rscope") << "checksum mismatch";
     QTest::newRow("corrupt ids") << data_file("corrupt-ids.rscope") << "out of range";
-    QTest::newRow("newer version") << data_file("newer-version.rscope") << "upgrade refscope";
+    QTest::newRow("newer version") << data_file("newer-version.rscope") << "open it with refscope 2.0.0 or later";
     QTest::newRow("absurd count") << data_file("absurd-count.rscope") << "exceeds the limit";
     QTest::newRow("missing") << dir_.filePath(QStringLiteral("no-such-file.rscope")) << "No such file";
     QTest::newRow("directory") << dir_.path() << "is a directory";

@@ -128,10 +128,8 @@ Preamble read_preamble(const uint8_t* data, size_t size) {
                                                       std::to_string(kPreambleBytes) + " bytes");
     const uint16_t major = load_le16(data + 8);
     const uint16_t minor = load_le16(data + 10);
-    if (major > kFormatMajor)
-        throw ReadError(ReadErrorCode::NewerVersion, "written by refscope format " + std::to_string(major) +
-                                                         ".x; this reader supports " + supported_majors() +
-                                                         ": upgrade refscope");
+    // A newer major is refused by decode_snapshot, which can name the
+    // refscope that wrote it (newer_major_error).
     if (major < kOldestReadableMajor)
         throw ReadError(ReadErrorCode::OlderVersion, "written by refscope format " + std::to_string(major) +
                                                          ".x; this reader supports " + supported_majors() +
@@ -187,6 +185,55 @@ CheckedFrame read_frame(const uint8_t* data, size_t size, uint64_t offset, uint3
     return {f, where};
 }
 
+// The version string of the refscope that wrote a file of a newer major, or
+// "" when it cannot be found. Every major keeps the preamble, the section
+// frame, the Header as the first section and the Header's field encoding
+// with tag 1 = the writer's version (docs/format.md, "Versioning"), so this
+// reader can say which refscope reads the file. Nothing else of the newer
+// format is trusted: any damage gives "".
+std::string newer_writer_version(const uint8_t* data, size_t size) {
+    try {
+        const CheckedFrame checked = read_frame(data, size, kPreambleBytes, 0);
+        const SectionFrame& f = checked.frame;
+        if (f.id != static_cast<uint16_t>(SectionId::Header)) return {};
+        const uint8_t* payload = data + kPreambleBytes + kSectionFrameBytes;
+        std::vector<uint8_t> unpacked;
+        size_t raw_size = static_cast<size_t>(f.stored_bytes);
+        if (f.flags & kSectionZstd) {
+            if (!SectionDecompressor().run(payload, raw_size, f.raw_bytes, unpacked).empty()) return {};
+            payload = unpacked.data();
+            raw_size = unpacked.size();
+        }
+        PayloadCursor c(payload, raw_size, f.id, kPreambleBytes);
+        while (c.remaining() > 0) {
+            const uint64_t tag = c.varint("header field tag");
+            const uint64_t len = c.varint("header field length");
+            const uint8_t* value = c.bytes(len, "header field");
+            if (tag != static_cast<uint64_t>(HeaderTag::ProbeVersion)) continue;
+            // A version is short printable ASCII; anything else is not shown.
+            if (len == 0 || len > 40) return {};
+            std::string version(reinterpret_cast<const char*>(value), static_cast<size_t>(len));
+            for (char ch : version)
+                if (ch <= ' ' || ch > '~') return {};
+            return version;
+        }
+    } catch (const ReadError&) {
+    }
+    return {};
+}
+
+ReadError newer_major_error(const uint8_t* data, size_t size, uint16_t major, uint16_t minor) {
+    const std::string version = newer_writer_version(data, size);
+    if (version.empty())
+        return ReadError(ReadErrorCode::NewerVersion, "written by refscope format " + std::to_string(major) +
+                                                          ".x; this reader supports " + supported_majors() +
+                                                          ": upgrade refscope");
+    return ReadError(ReadErrorCode::NewerVersion,
+                     "written by refscope " + version + " (format " + std::to_string(major) + "." +
+                         std::to_string(minor) + "); this reader supports format " + supported_majors() +
+                         ": open it with refscope " + version + " or later");
+}
+
 }  // namespace
 
 Snapshot decode_snapshot(const uint8_t* data, size_t size) {
@@ -195,6 +242,7 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
     };
 
     const auto [major, minor] = read_preamble(data, size);
+    if (major > kFormatMajor) throw newer_major_error(data, size, major, minor);
     // A newer minor of our major may add sections, header fields, trailing
     // columns and flag bits; its unknown parts are skipped instead of refused.
     const bool newer_minor = major == kFormatMajor && minor > kFormatMinor;
