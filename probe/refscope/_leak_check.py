@@ -54,6 +54,14 @@ class LeakError(AssertionError):
         self.snapshot = snapshot
         self.image = image
 
+    def by_type(self):
+        """[(type name, survivors of it)], the most numerous first: the
+        report's order, and the pytest plugin's one-line summary."""
+        groups = {}
+        for entry in self.survivors:  # (address, type address, type name, module)
+            groups.setdefault(entry[2], []).append(entry)
+        return sorted(groups.items(), key=lambda group: (-len(group[1]), group[0]))
+
 
 def _interpreter_packages():
     names = set(getattr(sys, "stdlib_module_names", ()))
@@ -126,16 +134,24 @@ class leak_check:
             check = leak_check(self.types, self.allow, name=self.name or function.__name__,
                                directory=self.directory, image=self.image, show=self.show)
             check._source = _source_file(function)
-            check._enter(frame=None)
-            try:
-                result = function(*args, **kwargs)
-            except BaseException:
-                check._baseline = None
-                raise
-            # What the function returns is its caller's, not a leak.
-            check._exit(frame=None, kept_values=(result,))
-            return result
+            return check._run(function, args, kwargs)
         return checked
+
+    def _run(self, function, args, kwargs, kept=lambda result: (result,)):
+        """function(*args, **kwargs) inside this check. `kept(result)`: the
+        values the caller keeps after the call (by default what the function
+        returns: its caller's, not a leak); what they reach is set aside."""
+        self._enter(frame=None)
+        try:
+            result = function(*args, **kwargs)
+        except BaseException:
+            self._baseline = None  # the function's own exception is the news
+            raise
+        # Not held by this frame while the survivors are explained, or the
+        # leak's path would start here, in refscope, not at the caller.
+        del function, args, kwargs
+        self._exit(frame=None, kept_values=kept(result))
+        return result
 
     # ------------------------------------------------------ context manager
 
@@ -210,15 +226,13 @@ class leak_check:
             lines.append("(could not write the snapshot %s: %s)" % (snapshot, error))
             snapshot = None
         cli = find_cli() if snapshot else None
-        groups = {}
-        for entry in survivors:
-            groups.setdefault(entry[2], []).append(entry)
+        error = LeakError("", survivors, snapshot)
         count = len(survivors)
         head = "refscope.leak_check(%s): %d object%s survived the block" % (
             self.name, count, "" if count == 1 else "s")
         report = [head + ":"]
         first = None
-        for type_name, entries in sorted(groups.items(), key=lambda g: (-len(g[1]), g[0])):
+        for type_name, entries in error.by_type():
             report.append("  %s: %d object%s" % (type_name, len(entries), "" if len(entries) == 1 else "s"))
             for entry in entries[: self.show]:
                 address = "0x%x" % entry[0]
@@ -239,7 +253,9 @@ class leak_check:
                 report.append("leak path image: not drawn (refscope-cli not found: set REFSCOPE_CLI "
                               "or put it on PATH)")
         report.extend(lines)
-        return LeakError("\n".join(report), survivors, snapshot, image)
+        error.args = ("\n".join(report),)
+        error.image = image
+        return error
 
 
 def _explain(cli, snapshot, address):

@@ -159,18 +159,19 @@ def _checked(function, check, item):
     def run_checked(*args, **kwargs):
         # The census runs here, inside the call: pytest's objects made
         # before (the item's setup, the hook calls) are in the baseline.
-        check._enter(frame=None)
+        returned = []
+
+        def kept(result):
+            returned.append(True)
+            return [result] + _function_fixture_values(item)
         try:
-            result = function(*args, **kwargs)
-        except BaseException:
-            check._baseline = None  # the test's own exception wins
-            raise
-        try:
-            check._exit(frame=None, kept_values=[result] + _function_fixture_values(item))
+            return check._run(function, args, kwargs, kept=kept)
         except LeakError as error:
-            setattr(item, _LEAK_ATTRIBUTE, error)
+            # Raised after the test returned: the plugin's finding, not a
+            # LeakError of the test's own leak_check.
+            if returned:
+                setattr(item, _LEAK_ATTRIBUTE, error)
             raise
-        return result
     return run_checked
 
 
@@ -202,10 +203,7 @@ class _LeakReport:
 
     def __init__(self, error):
         self.text = str(error)
-        counts = {}
-        for entry in error.survivors:  # (address, type address, type name, module)
-            counts[entry[2]] = counts.get(entry[2], 0) + 1
-        kinds = sorted(counts.items(), key=lambda kind: (-kind[1], kind[0]))
+        kinds = [(type_name, len(entries)) for type_name, entries in error.by_type()]
         total = len(error.survivors)
         self.reprcrash = self._Crash("refscope: %d object%s outlived the test (%s)" % (
             total, "" if total == 1 else "s",
