@@ -170,6 +170,7 @@ private slots:
     void keyColumnsFitTheWindow();
     void keyboardShortcutsAreListed();
     void rightClickMenusActOnTheRowUnderThePointer();
+    void filterMenusReadOddTypeNames();
     void connectionsLogCollapsesAndFollows();
     void tableSortingIsRemembered();
     void theSelectionFollowsIntoTheNextSnapshot();
@@ -497,6 +498,35 @@ void FirstUseWindowTest::rightClickMenusActOnTheRowUnderThePointer() {
 // "The Connections panel takes half the window ... its log does not follow
 // new lines": the panel is a few rows high with its log collapsed, a warning
 // opens the log, and the log follows new lines unless scrolled up.
+// A type name the filter language must quote (a space, a quote, a
+// backslash: C++ templates, Cython's odd names) reads unescaped in the
+// menu, and the term it puts in the filter field selects exactly that type.
+void FirstUseWindowTest::filterMenusReadOddTypeNames() {
+    const std::string odd = R"(app.Odd<"q" \x>)";
+    testing::SnapshotBuilder b;
+    const uint32_t dict = b.node("dict", 1, "len 4");
+    b.root(dict, format::RootKind::Interpreter, "sys.modules['app'].__dict__");
+    for (int i = 0; i < 4; ++i)
+        b.edge(dict, b.node(odd, 1, {}, 48, format::kNodeGcTracked, "app"), EdgeKind::DictValue,
+               b.str("o" + std::to_string(i)));
+    QTemporaryDir dir;
+    MainWindow window;
+    QVERIFY(open_snapshot(window, dir, b.build()));
+    Workspace* w = window.workspace();
+    w->showPanel(Workspace::Panel::Summary);
+    QTableView* summary = w->summaryPanel()->view();
+    const int row = w->summaryPanel()->model()->rowOfGroup(QString::fromStdString(odd));
+    QVERIFY(row >= 0);
+    QMenu* menu = right_click(summary, summary->model()->index(row, 0));
+    QVERIFY(menu);
+    QAction* filter = menu->findChild<QAction*>(QStringLiteral("filterByTerm"));
+    QVERIFY(filter);
+    QCOMPARE(filter->text(), QStringLiteral("Filter by type ") + QString::fromStdString(odd));
+    QVERIFY(choose(menu, "filterByTerm"));
+    QVERIFY(testing::wait_settled(window));
+    QCOMPARE(w->objectsPanel()->model()->rowCount(), 4);
+}
+
 void FirstUseWindowTest::connectionsLogCollapsesAndFollows() {
     MainWindow window;
     window.resize(1280, 800);

@@ -13,6 +13,7 @@
 #include "models/retention_path_text.h"
 #include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/display_text.h"
+#include "refscope/analysis/filter_query.h"
 #include "window/filter_bar.h"
 #include "window/workspace.h"
 
@@ -35,13 +36,20 @@ QAction* add_action(QMenu& menu, const QString& object_name, const QString& text
     return action;
 }
 
-// "type:app.Leaky" → "Filter by type app.Leaky", the term's value unquoted
-// for reading (the term itself is what goes into the filter field).
+// "type:app.Leaky" → "Filter by type app.Leaky": the term read back by the
+// filter language's own parser, so the value shows unquoted and unescaped
+// (the term itself is what goes into the filter field).
 QString filter_action_text(const QString& term) {
-    const qsizetype colon = term.indexOf(u':');
-    QString value = term.mid(colon + 1);
-    if (value.startsWith(u'"')) value = value.mid(1, value.size() - 2).replace(QStringLiteral("\\\""), QStringLiteral("\""));
-    return QObject::tr("Filter by %1 %2").arg(term.left(colon), value);
+    try {
+        const analysis::FilterQuery query = analysis::parse_filter(term.toStdString());
+        if (query.program.size() == 1 && query.program[0].kind == analysis::FilterTerm::Kind::Text) {
+            const analysis::FilterTerm& t = query.program[0];
+            return QObject::tr("Filter by %1 %2")
+                .arg(to_qstring(analysis::filter_field_name(t.field)), to_qstring(t.text));
+        }
+    } catch (const analysis::FilterSyntaxError&) {
+    }
+    return QObject::tr("Filter: %1").arg(term);
 }
 
 }  // namespace
