@@ -41,6 +41,19 @@ TEST(DisplayText, EscapeWithoutQuotes) {
     EXPECT_EQ(escape_text("abcdef", 2), "ab\u2026");
 }
 
+TEST(DisplayText, ElideMiddleKeepsBothEnds) {
+    EXPECT_EQ(elide_middle("short", 5), "short");
+    EXPECT_EQ(elide_middle("abcdefghij", 7), "abc\u2026hij");
+    EXPECT_EQ(elide_middle("abcdefghij", 6), "ab\u2026hij");  // the end keeps the odd one
+    EXPECT_EQ(elide_middle("abcdefghij", 1), "\u2026");
+    EXPECT_EQ(elide_middle("abcdefghij", 0), "");
+    // Characters, not bytes: "é" is one, and no cut splits it.
+    EXPECT_EQ(elide_middle("\xc3\xa9\xc3\xa9\xc3\xa9x\xc3\xa9\xc3\xa9\xc3\xa9", 5), "\xc3\xa9\xc3\xa9\u2026\xc3\xa9\xc3\xa9");
+    EXPECT_EQ(elide_middle("\xc3\xa9\xc3\xa9\xc3\xa9", 3), "\xc3\xa9\xc3\xa9\xc3\xa9");
+    // An invalid byte is one character and is kept as it is.
+    EXPECT_EQ(elide_middle("\xff" "bcdefg\xff", 4), "\xff\u2026g\xff");
+}
+
 TEST(DisplayText, Numbers) {
     EXPECT_EQ(with_thousands(0), "0");
     EXPECT_EQ(with_thousands(999), "999");

@@ -244,12 +244,16 @@ void InspectorWindowTest::valuesAreLinksAndBackReturns() {
     const uint32_t v1 = model.nodeAt(k1);
     QVERIFY(v1 != kNoNode);
     QCOMPARE(analysis::type_name(workspace->analysis()->snapshot(), v1), std::string_view("str"));
+    // The columns are fitted to the new rows a turn of the event loop later
+    // (ColumnFit): aim at the cells where they will be.
+    QCoreApplication::processEvents();
     const QRect value_cell = view->visualRect(k1.siblingAtColumn(InspectorModel::ValueColumn));
     QVERIFY(!value_cell.isEmpty());
     QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, value_cell.center());
     QCOMPARE(workspace->selectedObject(), v1);
     // A click on a field's name only highlights the row.
     workspace->selectObject(heap_.table);
+    QCoreApplication::processEvents();
     const QRect name_cell = view->visualRect(row_named(model, InspectorModel::DictItems, QStringLiteral("['k2']")));
     QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, name_cell.center());
     QCOMPARE(workspace->selectedObject(), heap_.table);

@@ -1,6 +1,7 @@
 #include "window/column_fit.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include <QAbstractItemModel>
 #include <QEvent>
@@ -8,6 +9,7 @@
 #include <QHelpEvent>
 #include <QStyledItemDelegate>
 #include <QTableView>
+#include <QTreeView>
 #include <QTimer>
 #include <QToolTip>
 
@@ -36,17 +38,27 @@ public:
 
 }  // namespace
 
-ColumnFit::ColumnFit(QTableView* view, std::vector<int> key_columns, std::vector<int> text_columns)
+ColumnFit::ColumnFit(QAbstractItemView* view, std::vector<int> key_columns, std::vector<int> text_columns,
+                     int main_column)
     : QObject(view),
       view_(view),
+      header_(nullptr),
       viewport_(view->viewport()),
       key_columns_(std::move(key_columns)),
-      text_columns_(std::move(text_columns)) {
+      text_columns_(std::move(text_columns)),
+      main_column_(main_column) {
     view_->setTextElideMode(Qt::ElideMiddle);
     view_->setItemDelegate(new ElidedTextDelegate(view_));
-    QHeaderView* header = view_->horizontalHeader();
+    if (auto* tree = qobject_cast<QTreeView*>(view_)) {
+        header_ = tree->header();
+        // Opening a row shows rows the last fit did not measure.
+        connect(tree, &QTreeView::expanded, this, &ColumnFit::scheduleFit);
+        connect(tree, &QTreeView::collapsed, this, &ColumnFit::scheduleFit);
+    } else {
+        header_ = static_cast<QTableView*>(view_)->horizontalHeader();
+    }
     for (int visual = 0; visual < static_cast<int>(key_columns_.size()); ++visual) {
-        header->moveSection(header->visualIndex(key_columns_[static_cast<size_t>(visual)]), visual);
+        header_->moveSection(header_->visualIndex(key_columns_[static_cast<size_t>(visual)]), visual);
     }
     viewport_->installEventFilter(this);
     followModel();
@@ -80,36 +92,52 @@ void ColumnFit::scheduleFit() {
     });
 }
 
+void ColumnFit::shrinkTextColumns(std::vector<int>& widths, int excess) const {
+    if (excess <= 0) return;
+    // Each gives in proportion to what it has above the minimum, so one
+    // pass frees the whole excess when the columns have that much.
+    std::vector<int> slack(key_columns_.size(), 0);
+    int64_t total_slack = 0;
+    for (size_t i = 0; i < key_columns_.size(); ++i) {
+        const int column = key_columns_[i];
+        const bool text = std::find(text_columns_.begin(), text_columns_.end(), column) != text_columns_.end();
+        if (text && column != main_column_) slack[i] = std::max(0, widths[i] - kMinTextWidth);
+        total_slack += slack[i];
+    }
+    if (total_slack == 0) return;
+    for (size_t i = 0; i < key_columns_.size(); ++i) {
+        const int64_t share = (int64_t{excess} * slack[i] + total_slack - 1) / total_slack;
+        widths[i] -= static_cast<int>(std::min<int64_t>(share, slack[i]));
+    }
+}
+
 void ColumnFit::fit() {
-    const int available = view_->viewport()->width();
+    const int available = viewport_->width();
     if (available <= 0) return;
-    QHeaderView* header = view_->horizontalHeader();
-    const auto is_text = [&](int column) {
-        return std::find(text_columns_.begin(), text_columns_.end(), column) != text_columns_.end();
-    };
     std::vector<int> widths;
     int total = 0;
-    int text_total = 0;
-    for (const int column : key_columns_) {
-        const bool text = is_text(column);
-        // Public on QAbstractItemView (QTableView hides it): the rows on screen.
-        const QAbstractItemView* cells = view_;
-        int width = std::max(header->sectionSizeHint(column), cells->sizeHintForColumn(column));
+    size_t main_at = key_columns_.size();
+    for (size_t i = 0; i < key_columns_.size(); ++i) {
+        const int column = key_columns_[i];
+        const bool text = std::find(text_columns_.begin(), text_columns_.end(), column) != text_columns_.end();
+        // Public on QAbstractItemView (the table and the tree hide it): the rows on screen.
+        int width = std::max(header_->sectionSizeHint(column), view_->sizeHintForColumn(column));
         // A long name alone must not take the row: at most half of it.
         if (text) width = std::min(width, std::max(kMinTextWidth, available / 2));
+        if (column == main_column_) main_at = i;
         widths.push_back(width);
         total += width;
-        if (text) text_total += width;
     }
-    // Too wide: the text columns give up the difference, each in proportion
-    // to its width, none below the minimum.
-    const int excess = total - available;
-    for (size_t i = 0; excess > 0 && i < key_columns_.size(); ++i) {
-        if (!is_text(key_columns_[i])) continue;
-        const int share = text_total == 0 ? 0 : static_cast<int>(int64_t{excess} * widths[i] / text_total) + 1;
-        widths[i] = std::max(kMinTextWidth, widths[i] - share);
+    // Too wide: the text columns other than the main one give up the difference.
+    shrinkTextColumns(widths, total - available);
+    if (main_at < widths.size()) {
+        // The main column gets what the others leave, more than it needs
+        // (the row is filled) or less (its text elided), never below the minimum.
+        int others = 0;
+        for (size_t i = 0; i < widths.size(); ++i) others += i == main_at ? 0 : widths[i];
+        widths[main_at] = std::max(kMinTextWidth, available - others);
     }
-    for (size_t i = 0; i < key_columns_.size(); ++i) view_->setColumnWidth(key_columns_[i], widths[i]);
+    for (size_t i = 0; i < key_columns_.size(); ++i) header_->resizeSection(key_columns_[i], widths[i]);
 }
 
 }  // namespace refscope::app

@@ -1,11 +1,14 @@
-// Keeps a table's key columns inside its viewport, as issue 16 asks of every
-// table at 1280×800: the leading columns (in visual order) that must be seen
-// get the width their header and visible cells need, and the text columns
-// among them (a type name, a preview) give up width, down to a minimum,
-// when those do not fit; their text is elided in the middle, the whole of it
-// in the tooltip. Columns after the key ones keep the rest of the row and
-// may scroll. Refitted when the view is resized and when the model resets,
-// never per row: it measures only the rows on screen.
+// Keeps a table's or a tree's key columns inside its viewport, as issue 16
+// asks of every table at 1280×800: the leading columns (in visual order)
+// that must be seen get the width their header and visible cells need, and
+// the text columns among them (a type name, a preview) give up width, down
+// to a minimum, when those do not fit; their text is elided in the middle,
+// the whole of it in the tooltip. Columns after the key ones keep the rest
+// of the row and may scroll. A tree names a main column (the object, the
+// value) that takes the room the others leave, and that the other text
+// columns give up width for before it is cut. Refitted when the view is
+// resized, when the model resets or gains rows and when a tree opens or
+// closes a row, never per row: it measures only the rows on screen.
 #pragma once
 
 #include <vector>
@@ -13,7 +16,8 @@
 #include <QMetaObject>
 #include <QObject>
 
-class QTableView;
+class QAbstractItemView;
+class QHeaderView;
 class QWidget;
 
 namespace refscope::app {
@@ -21,9 +25,12 @@ namespace refscope::app {
 class ColumnFit : public QObject {
     Q_OBJECT
 public:
-    // `key_columns`: model columns, shown in this order before all others;
-    // `text_columns`: those among them that may shrink.
-    ColumnFit(QTableView* view, std::vector<int> key_columns, std::vector<int> text_columns);
+    // `view`: a QTableView or a QTreeView. `key_columns`: model columns,
+    // shown in this order before all others; `text_columns`: those among
+    // them that may shrink; `main_column` (one of the text columns, or -1):
+    // the one that gets the width left.
+    ColumnFit(QAbstractItemView* view, std::vector<int> key_columns, std::vector<int> text_columns,
+              int main_column = -1);
 
     // Narrowest a text column gets, in pixels.
     static constexpr int kMinTextWidth = 90;
@@ -38,13 +45,18 @@ protected:
 
 private:
     void scheduleFit();
+    // Takes up to `excess` pixels from the text columns other than the main
+    // one, each in proportion to its width, none below kMinTextWidth.
+    void shrinkTextColumns(std::vector<int>& widths, int excess) const;
 
-    QTableView* view_;
+    QAbstractItemView* view_;
+    QHeaderView* header_;
     // Kept, not asked of view_ in eventFilter: the viewport still gets
     // events while the view is being destroyed, when view_ is no longer one.
     QWidget* viewport_;
     std::vector<int> key_columns_;
     std::vector<int> text_columns_;
+    int main_column_;
     std::vector<QMetaObject::Connection> model_connections_;
     bool pending_ = false;
 };

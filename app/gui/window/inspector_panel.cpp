@@ -63,7 +63,8 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
         if (ok) emit allocationFrameActivated(frame);
     });
 
-    view_ = make_object_tree(this, QStringLiteral("inspectorView"), model_, InspectorModel::ValueColumn);
+    view_ = make_object_tree(this, QStringLiteral("inspectorView"), model_, InspectorModel::ValueColumn,
+                             {InspectorModel::FieldColumn, InspectorModel::ValueColumn, InspectorModel::NotesColumn});
     view_->setMouseTracking(true);  // the hand cursor over values
     connect(view_, &QTreeView::activated, this, &InspectorPanel::onActivated);
     connect(view_, &QTreeView::clicked, this, [this](const QModelIndex& index) {
@@ -107,7 +108,6 @@ void InspectorPanel::showObject(uint32_t node) {
         if (model_->canFetchMore(group)) model_->fetchMore(group);
         view_->expand(group);
     }
-    view_->resizeColumnToContents(InspectorModel::FieldColumn);
     view_->scrollToTop();
 }
 

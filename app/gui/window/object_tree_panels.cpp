@@ -37,7 +37,9 @@ RetainersPanel::RetainersPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("retainersPanel"));
     model_ = new RetainersTreeModel(this);
     caption_ = new QLabel(this);
-    view_ = make_object_tree(this, QStringLiteral("retainersView"), model_, 0);
+    view_ = make_object_tree(this, QStringLiteral("retainersView"), model_, RetainersTreeModel::ObjectColumn,
+                             {RetainersTreeModel::ObjectColumn, RetainersTreeModel::ViaColumn,
+                              RetainersTreeModel::NotesColumn});
     stack(this, caption_, view_);
     connect(view_, &QTreeView::activated, this, &RetainersPanel::onActivated);
     showObject(kNoNode);
@@ -70,7 +72,6 @@ void RetainersPanel::showObject(uint32_t node) {
         view_->expand(chain[i]);
     }
     if (!chain.isEmpty()) view_->scrollTo(chain.front(), QAbstractItemView::PositionAtTop);
-    view_->resizeColumnToContents(RetainersTreeModel::ViaColumn);
 }
 
 void RetainersPanel::onActivated(const QModelIndex& index) {
@@ -86,7 +87,8 @@ RetainedPanel::RetainedPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("retainedPanel"));
     model_ = new RetainedTreeModel(this);
     caption_ = new QLabel(this);
-    view_ = make_object_tree(this, QStringLiteral("retainedView"), model_, 0);
+    view_ = make_object_tree(this, QStringLiteral("retainedView"), model_, RetainedTreeModel::ObjectColumn,
+                             {RetainedTreeModel::ObjectColumn});
     stack(this, caption_, view_);
     connect(view_, &QTreeView::activated, this, &RetainedPanel::onActivated);
     showObject(kNoNode);

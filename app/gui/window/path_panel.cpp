@@ -85,13 +85,21 @@ PathPanel::PathPanel(QWidget* parent) : QWidget(parent) {
     copy_button_->setObjectName(QStringLiteral("copyPath"));
     connect(copy_button_, &QPushButton::clicked, this, &PathPanel::copyToClipboard);
 
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(status_, 1);
-    buttons->addWidget(copy_button_);
+    // The box is a few lines tall at 1280×800 (it shares its column with
+    // the graph): the button sits beside the title and the status line shows
+    // only when there is something to say, so the path, its root and where
+    // the object was allocated get those lines. A path is one long word:
+    // it wraps anywhere rather than run past the box.
+    browser_->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    status_->hide();
+    auto* top = new QHBoxLayout;
+    top->addWidget(title_, 1);
+    top->addWidget(copy_button_, 0, Qt::AlignTop);
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(title_);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(top);
     layout->addWidget(browser_, 1);
-    layout->addLayout(buttons);
+    layout->addWidget(status_);
     setFocusProxy(browser_);
     render();
 }
@@ -119,6 +127,7 @@ void PathPanel::openFrame(uint32_t frame) {
     const QString file = QString::fromStdString(std::string(s.strings.view(f.file)));
     const QString error = open_source(file, static_cast<int>(f.line));
     status_->setText(error.isEmpty() ? tr("Opened %1:%2").arg(file).arg(f.line) : error);
+    status_->show();
     emit sourceOpened(file, static_cast<int>(f.line), error);
 }
 
@@ -126,6 +135,7 @@ void PathPanel::render() {
     copy_button_->setEnabled(false);
     plain_.clear();
     status_->clear();
+    status_->hide();
     if (!analysis_ || node_ == kNoNode) {
         title_->setText(tr("Select an object (a leak suspect, a row of the objects table or a node of the "
                            "graph) to see why it is alive."));

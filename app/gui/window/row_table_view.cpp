@@ -1,9 +1,13 @@
 #include "window/row_table_view.h"
 
+#include <numeric>
+
 #include <QEvent>
 #include <QHeaderView>
 #include <QTableView>
 #include <QTreeView>
+
+#include "window/column_fit.h"
 
 namespace refscope::app {
 
@@ -48,7 +52,7 @@ QTableView* make_row_table(QWidget* parent, const QString& object_name, QAbstrac
 }
 
 QTreeView* make_object_tree(QWidget* parent, const QString& object_name, QAbstractItemModel* model,
-                            int stretch_column) {
+                            int main_column, std::vector<int> text_columns) {
     auto* view = new QTreeView(parent);
     view->setModel(model);  // before the header is set up: sections come from the model
     view->setObjectName(object_name);
@@ -57,7 +61,11 @@ QTreeView* make_object_tree(QWidget* parent, const QString& object_name, QAbstra
     view->setSelectionBehavior(QAbstractItemView::SelectRows);
     view->setExpandsOnDoubleClick(false);
     view->header()->setStretchLastSection(false);
-    view->header()->setSectionResizeMode(stretch_column, QHeaderView::Stretch);
+    // Every column is a key one, in the model's order: the tree's branches
+    // stay in its first column.
+    std::vector<int> columns(static_cast<size_t>(model->columnCount()));
+    std::iota(columns.begin(), columns.end(), 0);
+    new ColumnFit(view, std::move(columns), std::move(text_columns), main_column);
     return view;
 }
 

@@ -4,6 +4,8 @@
 // one way they make a tree of objects (retainers, retained, inspector).
 #pragma once
 
+#include <vector>
+
 #include <QString>
 
 class QAbstractItemModel;
@@ -19,9 +21,11 @@ QTableView* make_row_table(QWidget* parent, const QString& object_name, QAbstrac
                            int sort_column, Qt::SortOrder order);
 
 // A tree over `model` with uniform row heights (cheap layout for long lists),
-// whole-row selection, no expanding on double-click (a double-click selects
-// the object) and `stretch_column` taking the width left.
+// whole-row selection and no expanding on double-click (a double-click
+// selects the object). Its columns are fitted to its viewport (ColumnFit):
+// `main_column` takes the width left, the other `text_columns` give up
+// theirs for it, and long text is elided in the middle, whole in the tooltip.
 QTreeView* make_object_tree(QWidget* parent, const QString& object_name, QAbstractItemModel* model,
-                            int stretch_column);
+                            int main_column, std::vector<int> text_columns);
 
 }  // namespace refscope::app

@@ -3,6 +3,9 @@
 #include "window/column_fit.h"
 #include "window/row_table_view.h"
 
+#include <algorithm>
+
+#include <QEvent>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -16,6 +19,40 @@
 #include "window/object_sets.h"
 
 namespace refscope::app {
+
+namespace {
+
+// Gives the reason pane under the table room for kReasonLines lines of its
+// text the first time the splitter has a height (a stretch factor gave it
+// about three: a typical reason, its type and a few bullets, some wrapped,
+// needed scrolling); the table keeps the rest, at least half. After that the
+// splitter is the user's: window resizes scale both, as splitters do.
+class InitialReasonHeight : public QObject {
+public:
+    static constexpr int kReasonLines = 8;
+
+    InitialReasonHeight(QSplitter* split, QLabel* reason) : QObject(split), split_(split), reason_(reason) {
+        split->installEventFilter(this);
+    }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (watched != split_ || event->type() != QEvent::Resize || split_->height() <= 0) return false;
+        const int total = split_->height() - split_->handleWidth();
+        const int wanted = kReasonLines * reason_->fontMetrics().lineSpacing() + 2 * reason_->margin();
+        const int reason = std::min(wanted, total / 2);
+        split_->setSizes({total - reason, reason});
+        split_->removeEventFilter(this);
+        deleteLater();
+        return false;
+    }
+
+private:
+    QSplitter* split_;
+    QLabel* reason_;
+};
+
+}  // namespace
 
 SuspectsPanel::SuspectsPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("suspectsPanel"));
@@ -48,6 +85,7 @@ SuspectsPanel::SuspectsPanel(QWidget* parent) : QWidget(parent) {
     split->addWidget(reason_area);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
+    new InitialReasonHeight(split, reason_);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);

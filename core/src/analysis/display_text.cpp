@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <ctime>
+#include <algorithm>
 #include <iterator>
+#include <vector>
 
 namespace refscope::analysis {
 namespace {
@@ -85,6 +87,23 @@ std::string quote_text(std::string_view text, size_t max_chars) {
 std::string escape_text(std::string_view text, size_t max_chars) {
     std::string out;
     append_escaped(out, text, max_chars, false);
+    return out;
+}
+
+std::string elide_middle(std::string_view text, size_t max_chars) {
+    // Where each character starts (an invalid byte is one character).
+    std::vector<size_t> starts;
+    for (size_t pos = 0; pos < text.size(); pos += std::max<size_t>(1, utf8_sequence_length(text, pos))) {
+        starts.push_back(pos);
+    }
+    if (starts.size() <= max_chars) return std::string(text);
+    if (max_chars == 0) return {};
+    const size_t kept = max_chars - 1;  // one is the "…"
+    const size_t head = kept / 2;
+    const size_t tail = kept - head;
+    std::string out(text.substr(0, starts[head]));
+    out += "\u2026";
+    if (tail > 0) out.append(text.substr(starts[starts.size() - tail]));
     return out;
 }
 

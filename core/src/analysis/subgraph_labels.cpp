@@ -11,6 +11,10 @@
 namespace refscope::analysis::detail {
 namespace {
 
+// Characters of a root line in a node's label: about as wide as a quoted
+// preview (SubgraphOptions::preview_chars) with room for "root: frame".
+constexpr size_t kRootLineChars = 48;
+
 // A raw edge between two drawn nodes, before parallel edges are merged.
 struct DrawnEdge {
     uint32_t to;
@@ -162,17 +166,22 @@ void Extraction::describe_nodes() {
             size += " \u00b7 refcount " + std::to_string(s_.node_refcount[node]);
         }
         n.lines.push_back(std::move(size));
+        n.tooltip = describe_node(s_, node);
         if (const auto records = roots_.roots_of(node); !records.empty()) {
             std::string root = "root: " + describe_root(s_, s_.roots[records.front()]);
             if (records.size() > 1) root += " (+" + std::to_string(records.size() - 1) + " more)";
-            n.lines.push_back(std::move(root));
+            // A frame root names its whole file path, which would make the
+            // box as wide as the path (one such root fills the view at fit
+            // zoom). The label keeps both ends; the tooltip the whole line.
+            std::string shown = elide_middle(root, kRootLineChars);
+            if (shown != root) n.tooltip += "\n" + root;
+            n.lines.push_back(std::move(shown));
         }
         if (unexplained > 0) {
             n.lines.push_back(with_thousands(static_cast<uint64_t>(unexplained)) +
                               (unexplained == 1 ? " reference" : " references") +
                               " the GC cannot see");
         }
-        n.tooltip = describe_node(s_, node);
     }
 }
 

@@ -20,6 +20,11 @@ std::string format_address(uint64_t address);
 std::string quote_text(std::string_view text, size_t max_chars = 60);
 // The same escaping without the quotes (labels, attribute names).
 std::string escape_text(std::string_view text, size_t max_chars = 80);
+// `text` itself if it has at most `max_chars` characters (UTF-8 sequences;
+// an invalid byte counts as one); otherwise its start and its end with "…"
+// between, `max_chars` characters in all: a file path keeps its root and its
+// file name and line. The cuts fall on character boundaries.
+std::string elide_middle(std::string_view text, size_t max_chars);
 
 // Length of the well-formed UTF-8 sequence starting at text[pos] (1 to 4), or
 // 0 if the bytes there are not valid UTF-8 (overlong, surrogate, truncated).
