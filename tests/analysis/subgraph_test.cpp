@@ -1,5 +1,6 @@
 #include "analyse.h"
 #include "refscope/analysis/subgraph.h"
+#include "refscope/analysis/display_text.h"
 
 #include <gtest/gtest.h>
 
@@ -477,27 +478,31 @@ TEST(Subgraph, SuspectsAndLabels) {
     EXPECT_EQ(find_edge(g, t, s)->label, ".name");
 }
 
-// A frame root names its whole file path: the label line keeps both ends
-// (the root's kind and where the path starts, the variable), the tooltip all of it.
-TEST(Subgraph, LongRootLineIsElidedInTheMiddle) {
+// A frame root names its whole file path: the label line drops the path's
+// directories first, then its middle; the tooltip has all of it.
+TEST(Subgraph, LongRootLineLosesItsDirectoriesFirst) {
     SnapshotBuilder b;
     const uint32_t t = b.node("app.Thing", 1, {}, 64);
     const std::string where = "frame /home/user/projects/service/src/service/handlers/requests.py:412 in "
                               "handle_request, local pending";
     b.root(t, RootKind::ThreadStack, where);
+    const uint32_t longer = b.node("app.Longer", 1, {}, 64);
+    b.root(longer, RootKind::ThreadStack,
+           "frame /srv/a/handlers_with_a_very_long_module_name_for_requests.py:412 in handle_request, local x");
     const uint32_t short_root = b.node("app.Other", 1, {}, 64);
     b.root(short_root, RootKind::ThreadStack, "frame app.py:12 in main, local x");
     const auto a = testing::analyse(b.build());
-    const Subgraph g = extract(*a, {t, short_root}, SubgraphOptions{});
+    const Subgraph g = extract(*a, {t, longer, short_root}, SubgraphOptions{});
     const SubgraphNode& tn = g.nodes[g.find(t)];
-    const std::string& line = tn.lines.back();
-    EXPECT_TRUE(line.starts_with("root: frame /home/")) << line;
-    EXPECT_TRUE(line.ends_with(", local pending")) << line;
-    EXPECT_NE(line.find("\u2026"), std::string::npos) << line;
-    EXPECT_LT(line.size(), ("root: " + where).size());
-    // No longer than the preview line's width, give or take "root: frame".
-    EXPECT_LE(line.size(), SubgraphOptions{}.preview_chars + 2 * std::string("root: frame ").size()) << line;
+    // File, line, function and local stay.
+    EXPECT_EQ(tn.lines.back(), "root: frame \u2026/requests.py:412 in handle_request, local pending");
     EXPECT_NE(tn.tooltip.find("root: " + where), std::string::npos) << tn.tooltip;
+    // Still too long without its directories: cut in the middle, both ends kept.
+    const std::string& cut = g.nodes[g.find(longer)].lines.back();
+    EXPECT_TRUE(cut.starts_with("root: frame \u2026/handlers_")) << cut;
+    EXPECT_TRUE(cut.ends_with("handle_request, local x")) << cut;
+    EXPECT_EQ(analysis::elide_middle(cut, 64), cut);  // at most 64 characters
+    EXPECT_NE(analysis::elide_middle(cut, 63), cut);
     // A short root line is shown whole, and the tooltip does not repeat it.
     const SubgraphNode& sn = g.nodes[g.find(short_root)];
     EXPECT_EQ(sn.lines.back(), "root: frame app.py:12 in main, local x");

@@ -11,9 +11,10 @@
 namespace refscope::analysis::detail {
 namespace {
 
-// Characters of a root line in a node's label: about as wide as a quoted
-// preview (SubgraphOptions::preview_chars) with room for "root: frame".
-constexpr size_t kRootLineChars = 48;
+// Characters of a root line in a node's label: a quoted preview
+// (SubgraphOptions::preview_chars) and "root: frame …/", so that a frame
+// root keeps its file, line, function and local once its directories go.
+constexpr size_t kRootLineChars = 64;
 
 // A raw edge between two drawn nodes, before parallel edges are merged.
 struct DrawnEdge {
@@ -172,8 +173,15 @@ void Extraction::describe_nodes() {
             if (records.size() > 1) root += " (+" + std::to_string(records.size() - 1) + " more)";
             // A frame root names its whole file path, which would make the
             // box as wide as the path (one such root fills the view at fit
-            // zoom). The label keeps both ends; the tooltip the whole line.
-            std::string shown = elide_middle(root, kRootLineChars);
+            // zoom). The label drops the path's directories first (the file,
+            // line, function and local say where), then the middle; the
+            // tooltip has the whole line.
+            std::string shown = root;
+            const size_t first_slash = shown.find('/');
+            const size_t last_slash = shown.rfind('/');
+            if (shown.size() > kRootLineChars && first_slash < last_slash)
+                shown = shown.substr(0, first_slash) + "\u2026" + shown.substr(last_slash);
+            shown = elide_middle(shown, kRootLineChars);
             if (shown != root) n.tooltip += "\n" + root;
             n.lines.push_back(std::move(shown));
         }
