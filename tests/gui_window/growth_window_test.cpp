@@ -7,7 +7,9 @@
 // files. A screenshot at 1280×800 is left in the build folder. A live
 // session's snapshots beyond LiveControls' open limit keep their points (the
 // chart has one per snapshot taken, not one per snapshot still open), and a
-// person closing the process's snapshots takes them away.
+// person closing the process's snapshots takes them away. A small leaking
+// type next to a big one is readable once chosen (the axis fits it), and its
+// legend entry shows even when the legend is taller than the chart.
 #include <QApplication>
 #include <QFile>
 #include <QMenuBar>
@@ -27,6 +29,7 @@
 #include "session/live_session.h"
 #include "session/snapshot_timeline.h"
 #include "session_fixtures.h"
+#include "snapshot_builder.h"
 #include "window/growth_chart.h"
 #include "window/growth_panel.h"
 #include "window/live_controls.h"
@@ -58,6 +61,43 @@ void check_values(const GrowthSeries& series, const std::vector<Snapshot>& snaps
     }
 }
 
+// The trial's pandas case, snapshot `k` (0, 1, 2) of one process: 50,000
+// tuples and a few more each time next to a leak of 40, 70, 100
+// ReportError, plus eight app.Blob types that each grow by 10 objects of
+// 1000 bytes. In objects ReportError is the second fastest growing type; in
+// bytes it is not among the top eight (each Blob type outgrows it), so when
+// chosen its line and legend entry come ninth.
+Snapshot pandas_like(uint32_t k) {
+    testing::SnapshotBuilder b;
+    const uint32_t module = b.node("module", 1, "app", 64);
+    const uint32_t globals = b.node("dict", 1, {}, 640);
+    b.root(module, format::RootKind::Interpreter, "sys.modules['app']");
+    b.edge(module, globals, format::EdgeKind::Field, b.string_id("__dict__"));
+    const auto held = [&](const std::string& type, uint32_t count, uint64_t size) {
+        const uint32_t list = b.node("list", 1, {}, 56 + 8 * count);
+        b.edge(globals, list, format::EdgeKind::DictValue, b.str(type));
+        for (uint32_t i = 0; i < count; ++i) {
+            b.edge(list, b.node(type, 1, {}, size, format::kNodeGcTracked, "app"), format::EdgeKind::Index, i);
+        }
+    };
+    held("tuple", 50'000 + 500 * k, 64);
+    held("ReportError", 40 + 30 * k, 100);
+    for (int t = 0; t < 8; ++t) held("app.Blob" + std::to_string(t), 10 + 5 * k, 1000);
+    Snapshot s = b.build();
+    s.header.pid = 4711;
+    s.header.executable = "/usr/bin/python3";
+    s.header.sequence = k + 1;
+    s.header.time_unix_ns = 1'700'000'000'000'000'000 + static_cast<int64_t>(k) * 1'000'000'000;
+    return s;
+}
+
+size_t line_of_type(const GrowthSeries& series, const std::string& type) {
+    for (size_t i = 0; i < series.lines.size(); ++i) {
+        if (series.lines[i].type == type) return i;
+    }
+    return series.lines.size();
+}
+
 }  // namespace
 
 class GrowthWindowTest : public QObject {
@@ -67,6 +107,7 @@ private slots:
     void oneSnapshotOfAProcessSaysWhatToDo();
     void liveSessionBeyondTheOpenLimitKeepsEveryPoint();
     void snapshotsClosedWhileBeingCountedKeepTheirPoints();
+    void aSmallChosenTypeIsReadableNextToABigOne();
 };
 
 void GrowthWindowTest::growthIsDrawnHighlightedUpdatedAndExported() {
@@ -339,6 +380,97 @@ void GrowthWindowTest::snapshotsClosedWhileBeingCountedKeepTheirPoints() {
     QVERIFY(QTest::qWaitFor([&] { return !panel.busy(); }, 60'000));
     QCOMPARE(panel.history().count(SnapshotTimeline::processKey(expected.front())), size_t{0});
     QVERIFY(!panel.chart()->hasChart());
+}
+
+// The pandas trial: the leaking ReportError (40 → 100) lay flat on zero
+// next to 50,000 tuples; chosen, the axis fits it. Its legend entry was cut
+// off at 1280×800 when it came ninth. The points are gathered once per data
+// change: choosing a type or a measure does not gather them again (here:
+// the symbolic links the snapshots were opened through are gone by then,
+// and the points keep the paths they resolved to).
+void GrowthWindowTest::aSmallChosenTypeIsReadableNextToABigOne() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QStringList links;
+    for (uint32_t k = 0; k < 3; ++k) {
+        const QString file = dir.filePath(QStringLiteral("p%1.rscope").arg(k));
+        format::write_snapshot_file(pandas_like(k), file.toStdString());
+        links << dir.filePath(QStringLiteral("link%1.rscope").arg(k));
+        QVERIFY(QFile::link(file, links.back()));
+    }
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    window.openFiles(links);
+    QVERIFY(testing::wait_settled(window));
+    QVERIFY(window.loadErrors().isEmpty());
+    GrowthPanel* panel = window.workspace()->growthPanel();
+    window.workspace()->showPanel(Workspace::Panel::Growth);
+    QVERIFY(testing::wait_settled(window));
+    GrowthChart* chart = panel->chart();
+    QVERIFY(chart->hasChart());
+    QStringList paths;
+    for (const GrowthSample& sample : panel->series().samples) paths << sample.path;
+    QVERIFY(paths.front().endsWith(QLatin1String("p0.rscope")));
+    for (const QString& link : links) QVERIFY(QFile::remove(link));
+
+    // Objects: ReportError comes second; nothing chosen, the axis fits the tuples.
+    auto* fit = testing::find<QToolButton>(window, "growthFitChosen");
+    QVERIFY(fit && fit->isChecked() && !fit->isEnabled());
+    QTest::mouseClick(testing::find<QToolButton>(window, "growthObjects"), Qt::LeftButton);
+    size_t error_line = line_of_type(panel->series(), "ReportError");
+    const size_t tuple_line = line_of_type(panel->series(), "tuple");
+    QCOMPARE(error_line, size_t{1});
+    QCOMPARE(tuple_line, size_t{0});
+    QVERIFY(chart->yAxisTop() >= 51'000);
+    const auto rise = [&](size_t line) { return chart->pointPosition(line, 0).y() - chart->pointPosition(line, 2).y(); };
+    QVERIFY2(rise(error_line) < 2, qPrintable(QString::number(rise(error_line))));  // flat on zero
+
+    // Clicking its legend entry chooses it: the axis fits it, its rise
+    // spans much of the plot, the tuples run off the top.
+    QTest::mouseClick(chart, Qt::LeftButton, {}, chart->legendEntry(error_line).center().toPoint());
+    QCOMPARE(panel->chosenType(), QStringLiteral("ReportError"));
+    QVERIFY(chart->scaledToChosen());
+    QVERIFY(fit->isEnabled());
+    QVERIFY2(chart->yAxisTop() >= 100 && chart->yAxisTop() <= 200, qPrintable(QString::number(chart->yAxisTop())));
+    QVERIFY2(rise(error_line) > chart->height() / 5.0, qPrintable(QString::number(rise(error_line))));
+    QVERIFY(chart->pointPosition(tuple_line, 2).isNull());  // clipped: no point to hover
+    const QString tip = chart->toolTipAt(chart->pointPosition(error_line, 2));
+    QVERIFY2(tip.contains(QLatin1String("ReportError")) && tip.contains(QLatin1String("100 objects")), qPrintable(tip));
+    // Fit Chosen off: the axis fits every type again, the choice stays.
+    QTest::mouseClick(fit, Qt::LeftButton);
+    QVERIFY(!chart->scaledToChosen());
+    QVERIFY(chart->yAxisTop() >= 51'000);
+    QVERIFY(panel->series().chosenLine());
+    QTest::mouseClick(fit, Qt::LeftButton);
+    QVERIFY(chart->scaledToChosen());
+
+    // Bytes: eight types outgrow it, so its line comes ninth, after more
+    // entries than the legend has room for at 1280×800: its entry shows,
+    // whole, inside the chart, and clicking it keeps it chosen.
+    QTest::mouseClick(testing::find<QToolButton>(window, "growthBytes"), Qt::LeftButton);
+    error_line = line_of_type(panel->series(), "ReportError");
+    QCOMPARE(error_line, size_t{8});
+    QVERIFY(panel->series().lines[error_line].chosen);
+    const QRectF entry = chart->legendEntry(error_line);
+    QVERIFY2(!entry.isEmpty() && QRectF(chart->rect()).contains(entry),
+             qPrintable(QStringLiteral("entry %1,%2 %3x%4 in a chart of %5x%6")
+                            .arg(entry.x()).arg(entry.y()).arg(entry.width()).arg(entry.height())
+                            .arg(chart->width()).arg(chart->height())));
+    size_t hidden = 0;
+    for (size_t i = 0; i < panel->series().lines.size(); ++i) {
+        const QRectF other = chart->legendEntry(i);
+        if (other.isEmpty()) ++hidden; else QVERIFY(QRectF(chart->rect()).contains(other));
+    }
+    QVERIFY(hidden > 0);  // the legend really was too tall for this chart
+    QVERIFY(chart->scaledToChosen());
+    QVERIFY2(chart->yAxisTop() < 20 * 1024, qPrintable(QString::number(chart->yAxisTop())));
+    QVERIFY(window.grab().save(testing::output_file("growth-window-chosen-small.png")));
+
+    // Neither the measure nor the choice gathered the points again.
+    QStringList after;
+    for (const GrowthSample& sample : panel->series().samples) after << sample.path;
+    QCOMPARE(after, paths);
 }
 
 int main(int argc, char** argv) {

@@ -140,6 +140,7 @@ private slots:
     void valuesAreLinksAndBackReturns();
     void longContainersShowTheirFirstRows();
     void framesSayWhereTheyRun();
+    void filledOnlyWhenInFront();
     void scenarioSessionsDictAndItsSessions();
 
 private:
@@ -312,6 +313,7 @@ void InspectorWindowTest::framesSayWhereTheyRun() {
     Workspace* workspace = window.workspace();
     InspectorPanel* panel = workspace->inspectorPanel();
     const InspectorModel& model = *panel->model();
+    workspace->showPanel(Workspace::Panel::Inspector);  // filled only when in front
 
     workspace->selectObject(heap_.frame);
     QVERIFY2(panel->headerText().contains(QLatin1String("Frame: app.py:12 in main")), qPrintable(panel->headerText()));
@@ -329,6 +331,49 @@ void InspectorWindowTest::framesSayWhereTheyRun() {
     workspace->selectObject(heap_.idle_frame);
     QVERIFY2(panel->headerText().contains(QLatin1String("Frame: worker (jobs.py)")), qPrintable(panel->headerText()));
     QCOMPARE(rows_of(model, InspectorModel::Fields), QStringList{QStringLiteral(".f_code = code worker")});
+}
+
+// Each selection built the inspector's whole field tree even while another
+// detail tab was in front; now it is built when the Inspector comes to the
+// front, for the selection of that moment.
+void InspectorWindowTest::filledOnlyWhenInFront() {
+    MainWindow window;
+    window.show();
+    window.openFiles({path_});
+    QVERIFY(testing::wait_settled(window));
+    Workspace* workspace = window.workspace();
+    InspectorPanel* panel = workspace->inspectorPanel();
+    const InspectorModel& model = *panel->model();
+    auto* details = testing::find<QTabWidget>(window, "detailTabs");
+    workspace->showPanel(Workspace::Panel::Graph);
+
+    workspace->selectObject(heap_.holder);
+    QCOMPARE(workspace->selectedObject(), heap_.holder);
+    QCOMPARE(model.target(), kNoNode);  // behind the Graph: untouched
+    QCOMPARE(model.rowCount(), 0);
+
+    // Brought forward (a click on its tab): the selection's fields.
+    details->setCurrentWidget(panel);
+    QCOMPARE(model.target(), heap_.holder);
+    QVERIFY(rows_of(model, InspectorModel::Attributes).contains(QStringLiteral(".name = str 'alpha'")));
+    QVERIFY2(panel->headerText().contains(QLatin1String("It holds")), qPrintable(panel->headerText()));
+
+    // Selections made behind another tab wait for it, the last one wins;
+    // a cleared selection clears it.
+    workspace->showPanel(Workspace::Panel::Retainers);
+    workspace->selectObject(heap_.frame);
+    workspace->selectObject(heap_.longlist);
+    QCOMPARE(model.target(), heap_.holder);
+    workspace->showPanel(Workspace::Panel::Inspector);
+    QCOMPARE(model.target(), heap_.longlist);
+    workspace->showPanel(Workspace::Panel::Graph);
+    workspace->selectObject(kNoNode);
+    workspace->showPanel(Workspace::Panel::Inspector);
+    QCOMPARE(model.target(), kNoNode);
+    QCOMPARE(model.rowCount(), 0);
+    // In front, it follows every selection at once.
+    workspace->selectObject(heap_.frame);
+    QCOMPARE(model.target(), heap_.frame);
 }
 
 // The checked-in scenario: leaky_registry's `_sessions` dict holds 250

@@ -56,7 +56,10 @@ QString growth_text(GrowthMeasure measure, int64_t growth) {
 struct GrowthChart::Layout {
     QRectF title;
     QRectF plot;
-    std::vector<QRectF> entries;  // legend, one per line
+    std::vector<QRectF> entries;  // legend, one per line; empty: gave way
+    QRectF more;                  // "… N more", when entries gave way
+    size_t hidden = 0;
+    bool scaled = false;          // Y fits the chosen line
     double y_max = 1;
     double y_step = 1;
     double x_min = 0;
@@ -68,7 +71,31 @@ struct GrowthChart::Layout {
         const double fx = x_max > x_min ? (x - x_min) / (x_max - x_min) : 0.5;
         return {plot.left() + fx * plot.width(), plot.bottom() - (y / y_max) * plot.height()};
     }
+    // A point drawn inside the plot (not clipped off its top).
+    bool shows(const QPointF& point) const { return point.y() >= plot.top() - 0.5; }
 };
+
+namespace {
+
+// Which lines get a legend entry when only `room_for` entries fit: the first ones in
+// order, the chosen one always (taking the place of the last that fit), and
+// one slot kept for "… N more" when any line is left out.
+std::vector<bool> legend_shown(const std::vector<GrowthLine>& lines, size_t room_for) {
+    std::vector<bool> shown(lines.size(), true);
+    if (lines.size() <= room_for) return shown;
+    const size_t room = room_for > 1 ? room_for - 1 : 1;
+    const auto chosen = std::find_if(lines.begin(), lines.end(), [](const GrowthLine& line) { return line.chosen; });
+    const size_t chosen_index = chosen == lines.end() ? lines.size() : static_cast<size_t>(chosen - lines.begin());
+    size_t kept = chosen_index < lines.size() ? 1 : 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        if (i == chosen_index) continue;
+        shown[i] = kept < room;
+        if (shown[i]) ++kept;
+    }
+    return shown;
+}
+
+}  // namespace
 
 QColor GrowthChart::lineColor(int index) {
     // Tableau 10: tells lines apart on white and on a dark base alike.
@@ -98,8 +125,12 @@ GrowthChart::Layout GrowthChart::layoutFor(const QRectF& bounds, const QFont& fo
     Layout l;
     const QFontMetricsF fm(font);
     const GrowthMeasure measure = series_.measure;
+    // The biggest line's top, or the chosen line's when the axis fits it.
+    const GrowthLine* chosen = series_.chosenLine();
+    l.scaled = scaledToChosen();
     double top = 0;
     for (const GrowthLine& line : series_.lines) {
+        if (l.scaled && &line != chosen) continue;
         for (const uint64_t v : line.values(measure)) top = std::max(top, static_cast<double>(v));
     }
     // Bytes step in whole KiB/MiB multiples so the labels read "20 KiB".
@@ -142,11 +173,21 @@ GrowthChart::Layout GrowthChart::layoutFor(const QRectF& bounds, const QFont& fo
         l.x_unit = l.x_max - l.x_min >= 180 ? 60 : 1;
         l.x_step = nice_step((l.x_max - l.x_min) / l.x_unit, ticks) * l.x_unit;
     }
+    // As many entries as fit beside the plot (at least one: the chosen).
     const double entry_height = line_height * 2 + 6;
+    const auto room_for = static_cast<size_t>(std::max(1.0, std::floor((l.plot.bottom() - plot_top) / entry_height)));
+    const std::vector<bool> shown = legend_shown(series_.lines, room_for);
+    double y = plot_top;
     for (size_t i = 0; i < series_.lines.size(); ++i) {
-        l.entries.emplace_back(l.plot.right() + kPad, plot_top + static_cast<double>(i) * entry_height,
-                               legend_width, entry_height);
+        if (!shown[i]) {
+            l.entries.emplace_back();
+            ++l.hidden;
+            continue;
+        }
+        l.entries.emplace_back(l.plot.right() + kPad, y, legend_width, entry_height);
+        y += entry_height;
     }
+    if (l.hidden > 0) l.more = QRectF(l.plot.right() + kPad, y, legend_width, entry_height);
     return l;
 }
 
@@ -207,10 +248,12 @@ void GrowthChart::paintAxes(QPainter& painter, const Layout& l, const QRectF& bo
     const QColor muted = shade(palette, 0.65);
     const QColor faint = shade(palette, 0.18);
     painter.setPen(muted);
-    // Y: grid lines with their values; the unit above the axis.
-    painter.drawText(QRectF(bounds.left() + kPad, l.plot.top() - fm.height() / 2 - 2 - fm.lineSpacing(), l.plot.width(),
+    // Y: grid lines with their values; the unit (and the type the axis
+    // fits) above the axis.
+    const double title_width = l.plot.right() - bounds.left() - kPad;
+    painter.drawText(QRectF(bounds.left() + kPad, l.plot.top() - fm.height() / 2 - 2 - fm.lineSpacing(), title_width,
                             fm.lineSpacing()),
-                     Qt::AlignLeft | Qt::AlignBottom, measure == GrowthMeasure::Objects ? tr("objects") : tr("shallow bytes"));
+                     Qt::AlignLeft | Qt::AlignBottom, fm.elidedText(axisTitle(l.scaled), Qt::ElideRight, title_width));
     for (double v = 0; v <= l.y_max + l.y_step / 2; v += l.y_step) {
         const double y = l.at(l.x_min, v).y();
         painter.setPen(QPen(v == 0 ? muted : faint, 1));
@@ -261,6 +304,10 @@ void GrowthChart::paintAxes(QPainter& painter, const Layout& l, const QRectF& bo
 
 void GrowthChart::paintLines(QPainter& painter, const Layout& l) const {
     const GrowthMeasure measure = series_.measure;
+    // Scaled to the chosen line, the bigger ones run off the top: cut there,
+    // with room for the chosen line's width and markers at its peak.
+    painter.save();
+    if (l.scaled) painter.setClipRect(l.plot.adjusted(-kPad, -kPointRadius - 3, kPad, kPointRadius + 3));
     // Lines: the others first, dimmed when one is chosen; the chosen on top.
     const bool any_chosen = series_.chosenLine() != nullptr;
     for (const bool chosen_pass : {false, true}) {
@@ -268,7 +315,7 @@ void GrowthChart::paintLines(QPainter& painter, const Layout& l) const {
             const GrowthLine& line = series_.lines[i];
             if (line.chosen != chosen_pass) continue;
             QColor colour = lineColor(static_cast<int>(i));
-            if (any_chosen && !line.chosen) colour.setAlphaF(0.6);
+            if (any_chosen && !line.chosen) colour.setAlphaF(l.scaled ? 0.4 : 0.6);
             const double width = line.chosen ? 3.5 : (any_chosen ? 1.5 : 2.0);
             const std::vector<uint64_t>& values = line.values(measure);
             QPainterPath path;
@@ -290,7 +337,7 @@ void GrowthChart::paintLines(QPainter& painter, const Layout& l) const {
             }
         }
     }
-
+    painter.restore();
 }
 
 void GrowthChart::paintLegend(QPainter& painter, const Layout& l, const QPalette& palette) const {
@@ -302,6 +349,7 @@ void GrowthChart::paintLegend(QPainter& painter, const Layout& l, const QPalette
     for (size_t i = 0; i < series_.lines.size() && i < l.entries.size(); ++i) {
         const GrowthLine& line = series_.lines[i];
         const QRectF entry = l.entries[i];
+        if (entry.isEmpty()) continue;  // gave way to the chosen one
         QColor colour = lineColor(static_cast<int>(i));
         if (any_chosen && !line.chosen) colour.setAlphaF(0.45);
         painter.setPen(Qt::NoPen);
@@ -320,6 +368,33 @@ void GrowthChart::paintLegend(QPainter& painter, const Layout& l, const QPalette
         painter.drawText(name_box.translated(0, fm.lineSpacing()), Qt::AlignLeft | Qt::AlignTop,
                          fm.elidedText(legendDetail(line), Qt::ElideRight, name_box.width()));
     }
+    if (l.hidden > 0) {
+        painter.setPen(muted);
+        // Their lines still tell their names when hovered.
+        const QString more = l.hidden == 1 ? tr("… 1 more type")
+                                           : tr("… %1 more types").arg(static_cast<qulonglong>(l.hidden));
+        painter.drawText(l.more.adjusted(20, 0, 0, 0), Qt::AlignLeft | Qt::AlignTop,
+                         fm.elidedText(more, Qt::ElideRight, l.more.width() - 20));
+    }
+}
+
+QString GrowthChart::axisTitle(bool scaled) const {
+    const QString unit = series_.measure == GrowthMeasure::Objects ? tr("objects") : tr("shallow bytes");
+    const GrowthLine* chosen = series_.chosenLine();
+    if (!scaled || !chosen) return unit;
+    // The type first: cut short, the title loses the explanation, not it.
+    return tr("%1, scaled to %2 (bigger types run off the top)").arg(unit, to_qstring(chosen->type));
+}
+
+void GrowthChart::setFitChosen(bool fit) {
+    if (fit == fit_chosen_) return;
+    fit_chosen_ = fit;
+    update();
+}
+
+double GrowthChart::yAxisTop() const {
+    if (!hasChart()) return 0;
+    return layoutFor(QRectF(rect()), font()).y_max;
 }
 
 QString GrowthChart::legendDetail(const GrowthLine& line) const {
@@ -356,7 +431,9 @@ QString GrowthChart::toolTipAt(const QPointF& position) const {
     for (const GrowthLine& line : series_.lines) {
         const std::vector<uint64_t>& values = line.values(measure);
         for (size_t s = 0; s < values.size(); ++s) {
-            const QPointF d = l.at(series_.x(s), static_cast<double>(values[s])) - position;
+            const QPointF point = l.at(series_.x(s), static_cast<double>(values[s]));
+            if (!l.shows(point)) continue;  // clipped off the top
+            const QPointF d = point - position;
             const double distance = std::hypot(d.x(), d.y());
             // The chosen line wins a tie: it is drawn on top.
             if (distance < best_distance || (distance == best_distance && line.chosen)) {
@@ -378,7 +455,8 @@ QString GrowthChart::toolTipAt(const QPointF& position) const {
 QPointF GrowthChart::pointPosition(size_t line, size_t sample) const {
     if (!hasChart() || line >= series_.lines.size() || sample >= series_.samples.size()) return {};
     const Layout l = layoutFor(QRectF(rect()), font());
-    return l.at(series_.x(sample), static_cast<double>(series_.lines[line].values(series_.measure)[sample]));
+    const QPointF point = l.at(series_.x(sample), static_cast<double>(series_.lines[line].values(series_.measure)[sample]));
+    return l.shows(point) ? point : QPointF();
 }
 
 QRectF GrowthChart::legendEntry(size_t line) const {

@@ -80,11 +80,24 @@ GrowthPanel::GrowthPanel(QWidget* parent) : QWidget(parent) {
     export_button->setToolButtonStyle(Qt::ToolButtonTextOnly);
     export_button->setAutoRaise(true);
 
+    fit_button_ = new QToolButton(this);
+    fit_button_->setObjectName(QStringLiteral("growthFitChosen"));
+    fit_button_->setText(tr("Fit Chosen"));
+    fit_button_->setToolTip(tr("Scale the axis to the chosen type (the selected suspect's, or the one clicked in "
+                               "the legend), so a small leak next to big types is readable; larger types run off "
+                               "the top. Off: the axis fits every type."));
+    fit_button_->setCheckable(true);
+    fit_button_->setChecked(chart_->fitChosen());
+    fit_button_->setAutoRaise(true);
+    connect(fit_button_, &QToolButton::toggled, chart_, &GrowthChart::setFitChosen);
+
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(0, 0, 0, 0);
     bar->addWidget(new QLabel(tr("Show:"), this));
     bar->addWidget(objects_button_);
     bar->addWidget(bytes_button_);
+    bar->addSpacing(12);
+    bar->addWidget(fit_button_);
     bar->addStretch(1);
     bar->addWidget(export_button);
     auto* layout = new QVBoxLayout(this);
@@ -113,17 +126,19 @@ void GrowthPanel::setTimeline(SnapshotTimeline* timeline) {
     refresh();
 }
 
+// Neither the chosen type nor the measure changes a point: the series is
+// drawn again from the samples already gathered.
 void GrowthPanel::setChosenType(const QString& type) {
     if (type == chosen_) return;
     chosen_ = type;
-    rebuild();
+    redraw();
 }
 
 void GrowthPanel::setMeasure(GrowthMeasure measure) {
     (measure == GrowthMeasure::Objects ? objects_button_ : bytes_button_)->setChecked(true);
     if (measure == measure_) return;
     measure_ = measure;
-    rebuild();
+    redraw();
 }
 
 const GrowthSeries& GrowthPanel::series() const { return chart_->series(); }
@@ -244,14 +259,14 @@ void GrowthPanel::rebuild() {
     const AnalysisPtr current = timeline_ ? timeline_->current() : nullptr;
     const QString process = current ? SnapshotTimeline::processKey(current->snapshot()) : QString();
     std::vector<GrowthSample> open_samples;
-    TypeTotalsPtr current_totals;
+    current_totals_.reset();
     size_t open = 0;
     if (current) {
         for (const AnalysisPtr& analysis : timeline_->sameProcess(current)) {
             ++open;
             TypeTotalsPtr totals = totalsOf(analysis);
             if (!totals) continue;
-            if (analysis == current) current_totals = totals;
+            if (analysis == current) current_totals_ = totals;
             open_samples.push_back(sample_of(*analysis, std::move(totals)));
         }
     }
@@ -259,21 +274,25 @@ void GrowthPanel::rebuild() {
     // process has the key "", so nothing is retained without a current one).
     const std::vector<GrowthSample>& retained = history_.samples(process);
     const size_t points = open + retained.size();
-    GrowthSeries series =
-        build_growth_series(merge_samples(retained, std::move(open_samples)), measure_, chosen_.toStdString());
-    for (size_t i = 0; i < series.samples.size() && current_totals; ++i) {
-        if (series.samples[i].totals == current_totals) series.current = static_cast<int>(i);
-    }
-    QString empty;
+    samples_ = merge_samples(retained, std::move(open_samples));
+    subject_ = current ? SnapshotTimeline::processLabel(current->snapshot()) : QString();
     if (!current) {
-        empty = tr("Open snapshots of a process to see how its types grow");
+        empty_ = tr("Open snapshots of a process to see how its types grow");
     } else if (points < 2) {
-        empty = tr("Open or take a second snapshot of this process to see growth");
+        empty_ = tr("Open or take a second snapshot of this process to see growth");
     } else {
-        empty = tr("Counting the objects of each snapshot…");
+        empty_ = tr("Counting the objects of each snapshot…");
     }
-    chart_->setSeries(std::move(series), current ? SnapshotTimeline::processLabel(current->snapshot()) : QString(),
-                      empty);
+    redraw();
+}
+
+void GrowthPanel::redraw() {
+    GrowthSeries series = build_growth_series(samples_, measure_, chosen_.toStdString());
+    for (size_t i = 0; i < series.samples.size() && current_totals_; ++i) {
+        if (series.samples[i].totals == current_totals_) series.current = static_cast<int>(i);
+    }
+    chart_->setSeries(std::move(series), subject_, empty_);
+    fit_button_->setEnabled(chart_->series().chosenLine() != nullptr);
     export_action_->setEnabled(chart_->hasChart());
 }
 

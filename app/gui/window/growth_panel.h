@@ -2,7 +2,8 @@
 // the current snapshot's process, with an Objects/Bytes switch and Export.
 // It follows the timeline: a snapshot opened or arriving from a live session
 // ("Every N s") redraws it, as does choosing another snapshot (whose process
-// may differ) or a leak suspect (its type is highlighted).
+// may differ) or a leak suspect (its type is highlighted, and the axis
+// fits it unless "Fit Chosen" is switched off).
 //
 // Each snapshot's per-type totals are counted once, on a worker thread (one
 // pass over its objects), once its process has a second snapshot (a lone
@@ -72,7 +73,12 @@ signals:
 
 private:
     void refresh();
+    // The data changed (a count finished, a snapshot came, went or was
+    // chosen): gathers the current process's points once, then redraws.
     void rebuild();
+    // The view changed (measure, chosen type): the series again from the
+    // points gathered, without touching the timeline or the files.
+    void redraw();
     void exportWithDialog();
     void onSnapshotClosed(const AnalysisPtr& analysis, SnapshotTimeline::CloseReason reason);
     // The open snapshots to count: every one of a process with two
@@ -109,11 +115,19 @@ private:
     };
     std::vector<Pending> pending_;
     GrowthHistory history_;
+    // What rebuild gathered for redraw: the current process's points, the
+    // current snapshot's totals (its point is marked), the process's name
+    // and the sentence shown without a chart.
+    std::vector<GrowthSample> samples_;
+    TypeTotalsPtr current_totals_;
+    QString subject_;
+    QString empty_;
     std::shared_ptr<Finished> finished_ = std::make_shared<Finished>();
 
     GrowthChart* chart_;
     QToolButton* objects_button_;
     QToolButton* bytes_button_;
+    QToolButton* fit_button_;
     QAction* export_action_;
     LatestRequestWorker worker_{LatestRequestWorker::Priority::Background};  // last: joined first
 };

@@ -102,6 +102,7 @@ void SuspectsPanel::setAnalysis(AnalysisPtr analysis) {
     comparison_.reset();
     model_->setSuspects(analysis_);
     reason_->clear();
+    chosen_type_.clear();  // another snapshot: the Objects panel starts empty too
     updateHeadline();
 }
 
@@ -112,6 +113,29 @@ void SuspectsPanel::setComparison(const ComparisonPtr& comparison) {
     model_->setSuspects(analysis_, ranked);
     reason_->clear();
     updateHeadline();
+    followChosen();
+}
+
+void SuspectsPanel::followChosen() {
+    if (chosen_type_.isEmpty()) return;
+    const std::string type = chosen_type_.toStdString();
+    int found = -1;
+    for (int row = 0; row < model_->rowCount(); ++row) {
+        const analysis::SuspectGroup* group = model_->groupAt(row);
+        if (group->type != type) continue;
+        if (found < 0 || group->confidence == chosen_confidence_) found = row;
+        if (group->confidence == chosen_confidence_) break;
+    }
+    if (found < 0) {
+        // Kept: the ranking shown while a comparison is computed may lack
+        // the row the comparison's ranking has again.
+        emit suspectReranked({}, {});
+        return;
+    }
+    following_ = true;
+    view_->setCurrentIndex(model_->index(found, SuspectsModel::TypeColumn));
+    following_ = false;
+    view_->scrollTo(view_->currentIndex());
 }
 
 const analysis::LeakSuspects* SuspectsPanel::suspects() const { return model_->suspects(); }
@@ -156,8 +180,14 @@ void SuspectsPanel::onCurrentRowChanged() {
     QStringList lines;
     for (const std::string& reason : row->reasons) lines << QStringLiteral("• ") + to_qstring(reason).toHtmlEscaped();
     reason_->setText(QStringLiteral("<b>%1</b><br>%2").arg(to_qstring(row->type).toHtmlEscaped(), lines.join(QStringLiteral("<br>"))));
-    emit suspectActivated(to_qstring(row->type), objects_of_suspect(analysis_->snapshot(), *suspects(), *row),
-                          row->representative);
+    chosen_type_ = to_qstring(row->type);
+    chosen_confidence_ = row->confidence;
+    std::vector<uint32_t> objects = objects_of_suspect(analysis_->snapshot(), *suspects(), *row);
+    if (following_) {
+        emit suspectReranked(chosen_type_, objects);
+    } else {
+        emit suspectActivated(chosen_type_, objects, row->representative);
+    }
 }
 
 }  // namespace refscope::app

@@ -11,6 +11,7 @@
 #include <QWidget>
 
 #include "session/analysis_ptr.h"
+#include "refscope/analysis/leak_suspects.h"
 #include "session/comparison.h"
 
 class QLabel;
@@ -44,10 +45,19 @@ public:
 signals:
     // A row was chosen: its type, its objects and its representative.
     void suspectActivated(const QString& type, const std::vector<uint32_t>& objects, uint32_t representative);
+    // The ranking changed under the chosen row (a baseline or middle was
+    // chosen, or its comparison arrived): the same type's row is current
+    // again, with the objects it accuses now; an empty type when the new
+    // ranking has no row of that type (none is current then; the type is
+    // still followed by the next re-ranking). The selected object is left
+    // alone: re-ranking is not a new choice.
+    void suspectReranked(const QString& type, const std::vector<uint32_t>& objects);
 
 private:
     void onCurrentRowChanged();
     void updateHeadline();
+    // After re-ranking: makes the chosen type's row current again.
+    void followChosen();
 
     AnalysisPtr analysis_;
     ComparisonPtr comparison_;
@@ -55,6 +65,10 @@ private:
     QLabel* headline_;
     QTableView* view_;
     QLabel* reason_;
+    // The chosen row, by what survives a re-ranking: its type and confidence.
+    QString chosen_type_;
+    analysis::SuspectConfidence chosen_confidence_ = analysis::SuspectConfidence::High;
+    bool following_ = false;  // followChosen is making the row current
 };
 
 }  // namespace refscope::app

@@ -18,6 +18,7 @@
 #include "graph/graph_widget.h"
 #include "models/cell_text.h"
 #include "models/filter_runner.h"
+#include "models/inspector_model.h"
 #include "refscope/analysis/descriptions.h"
 #include "refscope/analysis/graph_index.h"
 #include "session/snapshot_timeline.h"
@@ -106,12 +107,22 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     connect(filter_bar_, &FilterBar::filterChanged, this, &Workspace::onFilterChanged);
     connect(suspects_panel_, &SuspectsPanel::suspectActivated, this,
             [this](const QString& type, const std::vector<uint32_t>& objects, uint32_t representative) {
-                showGroup(tr("suspect %1").arg(type), objects);
+                chooseGroup({tr("suspect %1").arg(type), objects, true});
                 select(representative, Origin::Elsewhere);
                 growth_panel_->setChosenType(type);
             });
-    connect(summary_panel_, &SummaryPanel::groupActivated, this, &Workspace::showGroup);
-    connect(diff_panel_, &DiffPanel::typeActivated, this, &Workspace::showGroup);
+    connect(suspects_panel_, &SuspectsPanel::suspectReranked, this, &Workspace::onSuspectReranked);
+    connect(summary_panel_, &SummaryPanel::groupActivated, this,
+            [this](const QString& caption, const std::vector<uint32_t>& nodes) { chooseGroup({caption, nodes, false}); });
+    connect(diff_panel_, &DiffPanel::typeActivated, this,
+            [this](const QString& caption, const std::vector<uint32_t>& nodes) { chooseGroup({caption, nodes, false}); });
+    // The inspector is filled when it is shown, not with every selection
+    // made while another detail tab is in front.
+    connect(detail_tabs_, &QTabWidget::currentChanged, this, [this] {
+        if (detail_tabs_->currentWidget() == inspector_panel_ && inspector_panel_->model()->target() != selected_) {
+            inspector_panel_->showObject(selected_);
+        }
+    });
     connect(objects_panel_, &ObjectsPanel::objectActivated, this,
             [this](uint32_t node) { select(node, Origin::Objects); });
     connect(path_panel_, &PathPanel::objectActivated, this, &Workspace::selectObject);
@@ -157,6 +168,8 @@ void Workspace::setAnalysis(AnalysisPtr analysis) {
     analysis_ = std::move(analysis);
     comparison_.reset();
     selected_ = kNoNode;
+    group_ = {};
+    filtered_ = false;
     history_.clear();
     emit historyChanged();
     filter_bar_->setAnalysis(analysis_);
@@ -192,14 +205,29 @@ void Workspace::setComparison(ComparisonPtr comparison, const QString& error) {
 
 void Workspace::onFilterChanged(const FilterResult& result) {
     summary_panel_->setSelection(result.nodes);
+    filtered_ = result.nodes != nullptr;
     if (result.nodes) {
         const size_t matches = result.nodes->size();
         showGroup(tr("filter “%1”").arg(filter_bar_->text().trimmed()), *result.nodes);
         emit message(matches == 1 ? tr("The filter matches 1 object")
                                   : tr("The filter matches %1 objects").arg(count_text(matches)));
     } else {
-        objects_panel_->setObjects({}, {});
+        // The filter removed: back to what was listed before it.
+        showGroup(group_.caption, group_.nodes);
     }
+}
+
+void Workspace::chooseGroup(Group group) {
+    group_ = std::move(group);
+    filtered_ = false;
+    showGroup(group_.caption, group_.nodes);
+}
+
+void Workspace::onSuspectReranked(const QString& type, const std::vector<uint32_t>& objects) {
+    if (!group_.of_suspect) return;  // the Objects panel lists another choice
+    // Without the row, nothing is listed, and the suspect is still followed.
+    group_ = {type.isEmpty() ? QString() : tr("suspect %1").arg(type), objects, true};
+    if (!filtered_) showGroup(group_.caption, group_.nodes);
 }
 
 void Workspace::showGroup(const QString& caption, const std::vector<uint32_t>& nodes) {
@@ -231,7 +259,7 @@ void Workspace::select(uint32_t node, Origin origin) {
     path_panel_->showObject(node);
     retainers_panel_->showObject(node);
     retained_panel_->showObject(node);
-    inspector_panel_->showObject(node);
+    if (detail_tabs_->currentWidget() == inspector_panel_) inspector_panel_->showObject(node);
     if (origin != Origin::Objects) objects_panel_->showSelection(node);
     // A click in the graph highlights there; anything else draws the object
     // with its paths (the graph panel lays it out on its worker thread).

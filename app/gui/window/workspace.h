@@ -16,7 +16,11 @@
 // filter) lists its objects; choosing an object anywhere (a row, a suspect's
 // representative, a node of the graph, a link in the path, an item of the
 // trees, a value in the inspector) makes it the selection every object
-// panel follows.
+// panel follows. The Inspector is the exception among the detail tabs: it
+// is filled only while it is in front (and when it comes to the front), as
+// each selection builds its whole field tree. Removing the filter lists the
+// chosen group again; a re-ranking of the suspects (a baseline or middle
+// chosen) lists what the chosen suspect's row accuses now.
 #pragma once
 
 #include <array>
@@ -138,12 +142,24 @@ private:
     enum class Origin { Elsewhere, Graph, Objects, History };
     void select(uint32_t node, Origin origin);
     QWidget* panelWidget(Panel panel) const;
+    // A group chosen in a panel (a suspect row, a type of the summary or
+    // the diff): what the Objects panel lists, and lists again when a filter
+    // is removed.
+    struct Group {
+        QString caption;  // "" : nothing chosen
+        std::vector<uint32_t> nodes;
+        bool of_suspect = false;  // follows the suspects' re-ranking
+    };
+    void chooseGroup(Group group);
     void onFilterChanged(const FilterResult& result);
+    void onSuspectReranked(const QString& type, const std::vector<uint32_t>& objects);
     void showGroup(const QString& caption, const std::vector<uint32_t>& nodes);
 
     AnalysisPtr analysis_;
     ComparisonPtr comparison_;
     uint32_t selected_ = kNoNode;
+    Group group_;
+    bool filtered_ = false;  // the Objects panel lists the filter's matches
     SelectionHistory history_;
     QByteArray pending_state_;
 
