@@ -357,6 +357,30 @@ size_t rs_frame_object_slots(PyObject *frame_object) {
 #endif
 }
 
+void rs_frame_object_fields_visit(PyObject *frame_object,
+                                  void (*visit)(PyObject *value, const char *field, void *context),
+                                  void *context) {
+#if PY_VERSION_HEX >= 0x030B0000
+    /* struct _frame is private (pycore_frame.h) and not published: read
+     * under the same check as the frame data it points to. */
+    if (rs_frame_layout_problem() != NULL) return;
+    PyFrameObject *f = (PyFrameObject *)frame_object;
+    if (f->f_back != NULL) visit((PyObject *)f->f_back, "f_back", context);
+    if (f->f_trace != NULL) visit(f->f_trace, "f_trace", context);
+#if PY_VERSION_HEX >= 0x030D0000
+    if (f->f_extra_locals != NULL) visit(f->f_extra_locals, "f_extra_locals", context);
+    if (f->f_locals_cache != NULL) visit(f->f_locals_cache, "f_locals_cache", context);
+#endif
+#if PY_VERSION_HEX >= 0x030E0000
+    if (f->f_overwritten_fast_locals != NULL) visit(f->f_overwritten_fast_locals, "f_overwritten_fast_locals", context);
+#endif
+#else
+    (void)frame_object;
+    (void)visit;
+    (void)context;
+#endif
+}
+
 const void *rs_frame_object_owned_frame(PyObject *frame_object) {
 #if PY_VERSION_HEX >= 0x030B0000
     if (rs_frame_layout_problem() != NULL) return NULL;

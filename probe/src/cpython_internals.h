@@ -103,8 +103,16 @@ size_t rs_generator_frame_slots(PyObject *gen);
 /* Slots a 3.11+ frame object was allocated with (0 before 3.11). */
 size_t rs_frame_object_slots(PyObject *frame_object);
 // 3.11+ frame objects: the frame data the object owns (NULL while the frame is
-// still running on a thread or generator), and f_back. On 3.9/3.10 NULL.
+// still running on a thread or generator). On 3.9/3.10 NULL.
 const void *rs_frame_object_owned_frame(PyObject *frame_object);
+// 3.11+ frame objects: the object fields frame_traverse visits before the
+// frame data, in its order: f_back (set when the frame finished while its
+// caller ran), f_trace, 3.13+ f_extra_locals and f_locals_cache, 3.14+
+// f_overwritten_fast_locals. Calls visit(value, field) for each one set;
+// nothing on 3.9/3.10 (public struct) or when frames are not read.
+void rs_frame_object_fields_visit(PyObject *frame_object,
+                                  void (*visit)(PyObject *value, const char *field, void *context),
+                                  void *context);
 
 // Instance attributes of a type with a managed dict (3.11+), read without
 // materializing the dict. Calls visit(name, value) for each attribute held in

@@ -118,6 +118,12 @@ void label_frame_object(PyObject* op, EdgeCollector& c) {
               EdgeMode::Traversed);
     }
 #else
+    // Its own fields first (frame_traverse's order): f_back is what a
+    // finished frame kept of its caller, otherwise a positional <ref #0>.
+    auto traversed = [](PyObject* value, const char* field, void* context) {
+        static_cast<EdgeCollector*>(context)->field(value, field, EdgeMode::Traversed);
+    };
+    rs_frame_object_fields_visit(op, traversed, &c);
     // A frame object owns frame data only after its frame finished (e.g.
     // kept by a traceback); a live frame's data belongs to the thread or
     // generator and is explained there.

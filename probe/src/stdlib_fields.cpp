@@ -223,8 +223,9 @@ bool add_thread_local(PyTypeObject* tp, Fields& f) {
     return false;
 }
 
-// Builtins whose structs are private to their .c file (method-wrapper's
-// type itself is private from 3.13: recognised by name).
+// Builtins: structs private to their .c file (mirrored; method-wrapper's
+// type itself is private from 3.13: recognised by name), and the public
+// ones of exceptions and tracebacks.
 void add_builtins(PyTypeObject* tp, Fields& f) {
     if (tp == &PyDictProxy_Type && tp->tp_basicsize == static_cast<Py_ssize_t>(sizeof(layout::MappingProxy))) {
         f.add(RS_OFFSET(MappingProxy, mapping), "mapping", SlotUse::Traversed);
@@ -250,6 +251,12 @@ void add_builtins(PyTypeObject* tp, Fields& f) {
         f.add(offsetof(PyBaseExceptionObject, traceback), "__traceback__", SlotUse::Owned);
         f.add(offsetof(PyBaseExceptionObject, context), "__context__", SlotUse::Owned);
         f.add(offsetof(PyBaseExceptionObject, cause), "__cause__", SlotUse::Owned);
+    } else if (tp == &PyTraceBack_Type) {
+        // PyTracebackObject is public (cpython/traceback.h). tb_next is a
+        // getset, so no member names it; tb_frame is a member (Slot) where
+        // the type declares one, and keeps that name.
+        f.add(offsetof(PyTracebackObject, tb_next), "tb_next", SlotUse::Traversed);
+        f.add(offsetof(PyTracebackObject, tb_frame), "tb_frame", SlotUse::Traversed);
     }
 }
 

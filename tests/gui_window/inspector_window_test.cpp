@@ -4,11 +4,15 @@
 // allocation site) and the checked-in scenario snapshot. The inspector's
 // rows are checked against the snapshot's edges; activating a value moves
 // the workspace's selection there and Back returns; a long container shows
-// its first rows and a "… N more" row.
+// its first rows and a "… N more" row. A real snapshot of a recursive
+// function taken by the probe (the first Python it is built for, when it is
+// 3.11+) lists each running frame's own locals.
 #include <algorithm>
+#include <set>
 
 #include <QApplication>
 #include <QLabel>
+#include <QProcess>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTreeView>
@@ -16,7 +20,9 @@
 
 #include "models/inspector_model.h"
 #include "refscope/analysis/descriptions.h"
+#include "refscope/analysis/frame_roots.h"
 #include "refscope/format/snapshot_io.h"
+#include "session/probe_location.h"
 #include "snapshot_builder.h"
 #include "window/inspector_panel.h"
 #include "window/main_window.h"
@@ -141,6 +147,7 @@ private slots:
     void longContainersShowTheirFirstRows();
     void framesSayWhereTheyRun();
     void filledOnlyWhenInFront();
+    void runningFramesOfARealRecursion();
     void scenarioSessionsDictAndItsSessions();
 
 private:
@@ -374,6 +381,83 @@ void InspectorWindowTest::filledOnlyWhenInFront() {
     // In front, it follows every selection at once.
     workspace->selectObject(heap_.frame);
     QCOMPARE(model.target(), heap_.frame);
+}
+
+// walk(2) calls walk(1) calls walk(0) at the same line; walk(0) takes the
+// snapshot. Each activation keeps its frame object (`me`), so the three
+// frames are objects of the snapshot, whose locals on 3.11+ are root
+// records of the thread: each frame must list its own n, not another's.
+void InspectorWindowTest::runningFramesOfARealRecursion() {
+    const ProbeLocation probe = find_probe();
+    if (!probe.usable()) QSKIP(qPrintable(probe.error));
+    const QString script = dir_.filePath(QStringLiteral("walk.py"));
+    const QString out = dir_.filePath(QStringLiteral("walk.rscope"));
+    {
+        QFile file(script);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("import sys\n"
+                   "if sys.version_info < (3, 11):\n"
+                   "    sys.exit(3)\n"
+                   "import refscope\n"
+                   "def walk(n, out):\n"
+                   "    me = sys._getframe()\n"
+                   "    acc = [n] * (n + 1)\n"
+                   "    if n:\n"
+                   "        return walk(n - 1, out)\n"
+                   "    refscope.snapshot(out)\n"
+                   "walk(2, sys.argv[1])\n");
+    }
+    QProcess python;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("PYTHONPATH"), probe.packageDir);
+    python.setProcessEnvironment(environment);
+    python.setProcessChannelMode(QProcess::ForwardedChannels);
+    python.start(probe.python, {QStringLiteral("-S"), script, out});
+    QVERIFY(python.waitForFinished(300'000));
+    if (python.exitCode() == 3) QSKIP("the probe's first Python is older than 3.11: its frames own their locals");
+    QCOMPARE(python.exitCode(), 0);
+
+    MainWindow window;
+    window.show();
+    window.openFiles({out});
+    QVERIFY(testing::wait_settled(window));
+    QVERIFY(window.loadErrors().isEmpty());
+    Workspace* workspace = window.workspace();
+    workspace->showPanel(Workspace::Panel::Inspector);
+    InspectorPanel* panel = workspace->inspectorPanel();
+    const InspectorModel& model = *panel->model();
+    const Snapshot& s = workspace->analysis()->snapshot();
+    // walk()'s frame objects: the nodes of its ", frame object" records.
+    std::vector<uint32_t> frames;
+    for (const RootRef& root : s.roots) {
+        const auto label = analysis::parse_frame_root_label(s.strings.view(root.label));
+        if (label && label->part == analysis::FramePart::FrameObject && label->frame.ends_with(" in walk"))
+            frames.push_back(root.node);
+    }
+    QCOMPARE(frames.size(), size_t{3});
+    std::set<QString> ns;
+    std::set<QString> locations;
+    for (const uint32_t frame : frames) {
+        workspace->selectObject(frame);
+        QVERIFY2(panel->headerText().contains(QLatin1String("It is running")), qPrintable(panel->headerText()));
+        const QString where = model.frameLocation();
+        QVERIFY2(where.contains(QLatin1String("walk.py:")) && where.endsWith(QLatin1String(" in walk")), qPrintable(where));
+        locations.insert(where);
+        const QStringList rows = rows_of(model, InspectorModel::Locals);
+        QCOMPARE(rows.size(), 4);  // n, out, me, acc: this activation's alone
+        QVERIFY2(rows.at(0).startsWith(QLatin1String("local n = int ")), qPrintable(rows.join(u'|')));
+        const QString n = rows.at(0).mid(QStringLiteral("local n = int ").size());
+        ns.insert(n);
+        QVERIFY2(rows.at(1).startsWith(QLatin1String("local out = str '")), qPrintable(rows.join(u'|')));
+        QCOMPARE(rows.at(2), QStringLiteral("local me = ") + QString::fromStdString(analysis::describe_node(s, frame)));
+        QCOMPARE(rows.at(3), QStringLiteral("local acc = list (len=%1)").arg(n.toInt() + 1));
+    }
+    QCOMPARE(ns, (std::set<QString>{QStringLiteral("0"), QStringLiteral("1"), QStringLiteral("2")}));
+    QCOMPARE(locations.size(), size_t{2});  // walk(2) and walk(1) at the call, walk(0) at the snapshot
+    // A local is a link: Enter on `acc` selects the list.
+    panel->view()->setCurrentIndex(row_named(model, InspectorModel::Locals, QStringLiteral("local acc")));
+    QTest::keyClick(panel->view(), Qt::Key_Return);
+    QCOMPARE(analysis::type_name(s, workspace->selectedObject()), std::string_view("list"));
 }
 
 // The checked-in scenario: leaky_registry's `_sessions` dict holds 250

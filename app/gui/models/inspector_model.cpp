@@ -44,6 +44,12 @@ uint32_t field_target(const analysis::GraphIndex& index, uint32_t node, std::ini
     return kNoNode;
 }
 
+// A running frame's local's name, from its root record's label.
+QString root_local_name(const Snapshot& s, uint32_t record) {
+    const auto label = analysis::parse_frame_root_label(s.strings.view(s.roots[record].label));
+    return label ? to_qstring(analysis::escape_text(label->local, 100)) : QStringLiteral("?");
+}
+
 }  // namespace
 
 InspectorModel::InspectorModel(QObject* parent) : BatchedTreeModel(parent) { setBatchSize(kBatchSize); }
@@ -53,6 +59,7 @@ void InspectorModel::setAnalysis(AnalysisPtr analysis) {
     analysis_ = std::move(analysis);
     target_ = kNoNode;
     counts_.fill(0);
+    frame_ = {};
     clearItems();
     finishReset();
 }
@@ -61,14 +68,18 @@ void InspectorModel::setTarget(uint32_t node) {
     startReset();
     clearItems();
     counts_.fill(0);
+    frame_ = {};
     target_ = analysis_ && analysis_->has_graph() && node < analysis_->snapshot().node_count() ? node : kNoNode;
     if (target_ != kNoNode) {
         // One pass over the object's own edges; a group's edge ids are
         // gathered only when a view opens it (populate).
         const Snapshot& s = analysis_->snapshot();
         for (const uint32_t e : analysis_->index().out_edges(target_)) ++counts_[groupOf(s.edge_kind[e])];
+        // A running 3.11+ frame's locals are its thread's, not its edges.
+        frame_ = analysis::running_frame(s, analysis_->roots(), target_);
+        counts_[Locals] += frame_.locals.size();
         for (uint8_t g = 0; g < GroupCount; ++g) {
-            if (counts_[g] == 0) continue;
+            if (counts_[g] == 0 && !(g == Locals && frame_.ambiguous)) continue;
             Item group;
             group.kind = GroupItem;
             group.node = g;  // the group, not a node
@@ -122,7 +133,7 @@ QModelIndex InspectorModel::groupIndex(Group group) const {
 uint32_t InspectorModel::nodeAt(const QModelIndex& index) const {
     if (!index.isValid() || index.model() != this) return kNoNode;
     const Item& it = itemAt(index);
-    return it.kind == FieldItem ? it.node : kNoNode;
+    return it.kind == FieldItem || it.kind == RootLocalItem ? it.node : kNoNode;
 }
 
 uint32_t InspectorModel::edgeAt(const QModelIndex& index) const {
@@ -131,25 +142,23 @@ uint32_t InspectorModel::edgeAt(const QModelIndex& index) const {
     return it.kind == FieldItem ? it.edge : analysis::kNoEdge;
 }
 
+uint32_t InspectorModel::rootRecordAt(const QModelIndex& index) const {
+    if (!index.isValid() || index.model() != this) return analysis::kNoRootRecord;
+    const Item& it = itemAt(index);
+    return it.kind == RootLocalItem ? it.edge : analysis::kNoRootRecord;
+}
+
 QString InspectorModel::frameLocation() const {
     if (target_ == kNoNode) return {};
+    // A running frame's own root record, "frame app.py:12 in main" (3.11+:
+    // with ", frame object" after it), is the only place the snapshot
+    // records the line it is at.
+    if (frame_.record != analysis::kNoRootRecord) return to_qstring(analysis::escape_text(frame_.location, 300));
     const Snapshot& s = analysis_->snapshot();
     const std::string_view type = analysis::type_name(s, target_);
     if (counts_[Locals] == 0 && type != "frame" && type != "generator" && type != "coroutine" &&
         type != "async_generator")
         return {};
-    // A running frame is a root of its thread, which the probe labels
-    // "frame app.py:12 in main" (3.11+: with ", frame object" after it): the
-    // only place the snapshot records the line it is at.
-    for (const uint32_t record : analysis_->roots().roots_of(target_)) {
-        const RootRef& root = s.roots[record];
-        std::string_view label = s.strings.view(root.label);
-        if (root.kind != format::RootKind::ThreadStack || !label.starts_with("frame ")) continue;
-        label.remove_prefix(6);
-        constexpr std::string_view kFrameObject = ", frame object";
-        if (label.ends_with(kFrameObject)) label.remove_suffix(kFrameObject.size());
-        return to_qstring(analysis::escape_text(label, 300));
-    }
     // Otherwise (a finished frame a traceback keeps, a suspended generator)
     // its code object names the function (its preview) and the file.
     const analysis::GraphIndex& graph = analysis_->index();
@@ -163,9 +172,24 @@ QString InspectorModel::frameLocation() const {
 
 bool InspectorModel::mayHaveChildren(const Item& item) const { return item.kind == GroupItem; }
 
-void InspectorModel::populate(int32_t id, std::vector<Item>&, std::vector<uint32_t>& candidates) const {
+void InspectorModel::populate(int32_t id, std::vector<Item>& fixed, std::vector<uint32_t>& candidates) const {
     const auto group = static_cast<Group>(item(id).node);
     const Snapshot& s = analysis_->snapshot();
+    if (group == Locals) {
+        // A running frame's locals (as many as its code has slots) first.
+        if (frame_.ambiguous) {
+            Item note;
+            note.kind = NoteItem;
+            fixed.push_back(std::move(note));
+        }
+        for (const uint32_t record : frame_.locals) {
+            Item local;
+            local.kind = RootLocalItem;
+            local.edge = record;
+            local.node = s.roots[record].node;
+            fixed.push_back(std::move(local));
+        }
+    }
     candidates.reserve(counts_[group]);
     for (const uint32_t e : analysis_->index().out_edges(target_)) {
         if (groupOf(s.edge_kind[e]) == group) candidates.push_back(e);
@@ -188,6 +212,7 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
     if (it.kind == kMoreKind) {
         return moreItemData(it, index.column(), role, group_noun(static_cast<Group>(item(it.parent).node)));
     }
+    if (it.kind == NoteItem) return noteData(index.column(), role);
     return it.kind == GroupItem ? groupData(it, index.column(), role) : fieldData(it, index.column(), role);
 }
 
@@ -195,8 +220,9 @@ QVariant InspectorModel::groupData(const Item& it, int column, int role) const {
     const auto group = static_cast<Group>(it.node);
     switch (role) {
         case Qt::DisplayRole:
-            if (column == FieldColumn) return QStringLiteral("%1 (%2)").arg(groupTitle(group), count_text(counts_[group]));
-            return {};
+            if (column != FieldColumn) return {};
+            if (group == Locals && frame_.ambiguous) return QStringLiteral("%1 (not matched)").arg(groupTitle(group));
+            return QStringLiteral("%1 (%2)").arg(groupTitle(group), count_text(counts_[group]));
         case Qt::FontRole: {
             QFont font;
             font.setBold(true);
@@ -208,6 +234,10 @@ QVariant InspectorModel::groupData(const Item& it, int column, int role) const {
                                       "found in the memory of an object nobody describes");
             }
             if (group == DictKeys) return QStringLiteral("The key objects of the dict items above");
+            if (group == Locals && frame_.record != analysis::kNoRootRecord && !frame_.locals.empty()) {
+                return QStringLiteral("The frame is running: its locals are held by its thread's stack "
+                                      "(root records), not by the frame object");
+            }
             return {};
         default: return {};
     }
@@ -218,12 +248,18 @@ QVariant InspectorModel::fieldData(const Item& it, int column, int role) const {
     const analysis::GraphIndex& graph = analysis_->index();
     const analysis::DominatorTree* tree = analysis_->dominators();
     const uint32_t n = it.node;
+    // A running frame's local is a root record (it.edge), not an edge.
+    const bool root = it.kind == RootLocalItem;
     switch (role) {
         case Qt::DisplayRole:
             switch (column) {
-                case FieldColumn: return QString::fromStdString(analysis::describe_edge(s, it.edge));
+                case FieldColumn:
+                    if (root) return QStringLiteral("local %1").arg(root_local_name(s, it.edge));
+                    return QString::fromStdString(analysis::describe_edge(s, it.edge));
                 case ValueColumn: return QString::fromStdString(analysis::describe_node(s, n));
-                case NotesColumn: return edge_notes(graph, it.edge).join(QStringLiteral(", "));
+                case NotesColumn:
+                    if (root) return QStringLiteral("thread stack");
+                    return edge_notes(graph, it.edge).join(QStringLiteral(", "));
                 case SizeColumn: return bytes_text(s.node_size[n]);
                 case RetainedColumn: return tree ? QVariant(retained_text(*tree, n)) : QVariant();
             }
@@ -237,7 +273,7 @@ QVariant InspectorModel::fieldData(const Item& it, int column, int role) const {
             if (column >= SizeColumn) return QVariant::fromValue(int(kNumberAlignment));
             return {};
         case Qt::ForegroundRole:
-            if (column == FieldColumn) return edge_foreground(graph, it.edge);
+            if (column == FieldColumn) return root ? QVariant() : edge_foreground(graph, it.edge);
             // The value reads as a link: a click on it selects the object.
             if (column == ValueColumn) return QGuiApplication::palette().color(QPalette::Link);
             return {};
@@ -250,7 +286,12 @@ QVariant InspectorModel::fieldData(const Item& it, int column, int role) const {
             return {};
         case Qt::ToolTipRole:
             switch (column) {
-                case FieldColumn: return edge_tooltip(graph, it.edge);
+                case FieldColumn:
+                    if (root) {
+                        return QStringLiteral("Held by the running frame's thread: root record \"%1\"")
+                            .arg(to_qstring(analysis::escape_text(s.strings.view(s.roots[it.edge].label), 400)));
+                    }
+                    return edge_tooltip(graph, it.edge);
                 case ValueColumn:
                     return QStringLiteral("%1\nClick (or double-click, Enter) to select it")
                         .arg(QString::fromStdString(analysis::describe_node_at(s, n)));
@@ -259,6 +300,17 @@ QVariant InspectorModel::fieldData(const Item& it, int column, int role) const {
             }
         default: return {};
     }
+}
+
+QVariant InspectorModel::noteData(int column, int role) const {
+    if (role == Qt::DisplayRole && column == FieldColumn) return QStringLiteral("(locals not listed)");
+    if ((role == Qt::DisplayRole && column == ValueColumn) || (role == Qt::ToolTipRole && column <= ValueColumn)) {
+        return QStringLiteral("%1 runs more than once on this thread and the snapshot's records cannot tell "
+                              "which locals are this activation's")
+            .arg(to_qstring(analysis::escape_text(frame_.location, 300)));
+    }
+    if (role == Qt::ForegroundRole) return QGuiApplication::palette().color(QPalette::PlaceholderText);
+    return {};
 }
 
 QVariant InspectorModel::headerData(int section, Qt::Orientation orientation, int role) const {

@@ -6,7 +6,9 @@
 //                                     last, collapsed group "Dict keys")
 //   Slots             .name          (Slot: __slots__, C members)
 //   Elements          [3], {member}  (Index, SetMember)
-//   Frame locals      local x        (Local: a frame's or generator's)
+//   Frame locals      local x        (Local: a frame's or generator's; a
+//                                     running 3.11+ frame's from its
+//                                     thread's root records, frame_roots.h)
 //   Native children   <native: m>    (Native: held by C/C++, reported by an
 //                                     extension or inferred from memory)
 //   Fields            .__dict__      (Field: C-level fields of the object)
@@ -30,6 +32,7 @@
 #include <cstdint>
 
 #include "models/batched_tree_model.h"
+#include "refscope/analysis/frame_roots.h"
 #include "session/analysis_ptr.h"
 
 namespace refscope::app {
@@ -40,7 +43,10 @@ public:
     enum Column { FieldColumn, ValueColumn, NotesColumn, SizeColumn, RetainedColumn, ColumnCount };
     // In the order the groups are shown.
     enum Group : uint8_t { Attributes, DictItems, Slots, Elements, Locals, NativeChildren, Fields, Other, DictKeys, GroupCount };
-    enum ItemKind : uint8_t { GroupItem, FieldItem };
+    // FieldItem: an out-edge (Item::edge). RootLocalItem: a running frame's
+    // local, a root record of its thread (Item::edge is the record's index).
+    // NoteItem: why a running frame's locals are not listed.
+    enum ItemKind : uint8_t { GroupItem, FieldItem, RootLocalItem, NoteItem };
     // Rows a group shows at first, and per "… N more".
     static constexpr int kBatchSize = 200;
 
@@ -59,14 +65,20 @@ public:
     uint64_t fieldCount(Group group) const { return counts_[group]; }
     // The group's top-level item; invalid when the target has no such edges.
     QModelIndex groupIndex(Group group) const;
-    // The value a field row shows (the edge's target), and the edge; kNoNode
-    // / kNoEdge for group and "… more" items.
+    // The value a field row shows (the edge's target or the root record's
+    // object), and the edge; kNoNode / kNoEdge for group, note and "… more"
+    // items, kNoEdge for a running frame's locals.
     uint32_t nodeAt(const QModelIndex& index) const;
     uint32_t edgeAt(const QModelIndex& index) const;
+    // The thread's root record a running frame's local row stands for, else
+    // analysis::kNoRootRecord.
+    uint32_t rootRecordAt(const QModelIndex& index) const;
+    // The target as a running frame (its root records), when it is one.
+    const analysis::RunningFrame& runningFrame() const { return frame_; }
 
     // For a frame, generator or coroutine (or anything with locals): where
-    // it runs, "app.py:12 in main" from the thread's root record when the
-    // frame is running, else "main (app.py)" from its code object; "" when
+    // it runs, "app.py:12 in main" from the frame's own root record when it
+    // is running, else "main (app.py)" from its code object; "" when
     // neither is in the snapshot.
     QString frameLocation() const;
 
@@ -82,10 +94,12 @@ protected:
 private:
     QVariant groupData(const Item& item, int column, int role) const;
     QVariant fieldData(const Item& item, int column, int role) const;
+    QVariant noteData(int column, int role) const;
 
     AnalysisPtr analysis_;
     uint32_t target_ = kNoNode;
     std::array<uint64_t, GroupCount> counts_{};
+    analysis::RunningFrame frame_;
 };
 
 }  // namespace refscope::app

@@ -133,6 +133,10 @@ void InspectorPanel::renderHeader() {
     if (!frame.isEmpty()) lines << tr("Frame: %1").arg(frame.toHtmlEscaped());
     const QString allocated = allocation_line(s, node);
     if (!allocated.isEmpty()) lines << allocated;
+    const analysis::RunningFrame& running = model_->runningFrame();
+    if (!running.locals.empty() || running.ambiguous) {
+        lines << tr("It is running: its locals are held by its thread's stack, not by the frame object.");
+    }
     const uint32_t fields = a.index().out_degree(node);
     lines << (fields == 0 ? tr("It holds no references.")
                           : tr("It holds %1 %2; click a value to select it.")
