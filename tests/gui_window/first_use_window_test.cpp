@@ -372,16 +372,7 @@ void FirstUseWindowTest::keyColumnsFitTheWindow() {
         for (const Table& t : tables) {
             w->showPanel(t.panel);
             QVERIFY(t.view->model()->rowCount() > 0);
-            const auto fits = [&] {
-                for (const int c : t.key_columns) {
-                    if (t.view->isColumnHidden(c) || t.view->columnWidth(c) < 30) return false;
-                    if (t.view->columnViewportPosition(c) + t.view->columnWidth(c) > t.view->viewport()->width()) {
-                        return false;
-                    }
-                }
-                return true;
-            };
-            QTRY_VERIFY2(fits(), qPrintable(QStringLiteral("%1 at %2×%3").arg(t.view->objectName())
+            QTRY_VERIFY2(testing::columns_in_viewport(*t.view, t.key_columns), qPrintable(QStringLiteral("%1 at %2×%3").arg(t.view->objectName())
                                                 .arg(size.width()).arg(size.height())));
             // The unit is part of the text: "29.2 KiB", "-3 B".
             const QString bytes = t.view->model()->index(0, t.bytes_column).data().toString();

@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 
 #include "window/main_window.h"
@@ -38,6 +39,14 @@ bool wait_settled(app::MainWindow& window, int ms) {
     if (!state->settled) loop.exec();
     state->loop = nullptr;
     return state->settled;
+}
+
+bool columns_in_viewport(const QTableView& view, const std::vector<int>& columns) {
+    for (const int c : columns) {
+        if (view.isColumnHidden(c) || view.columnWidth(c) < 30) return false;
+        if (view.columnViewportPosition(c) + view.columnWidth(c) > view.viewport()->width()) return false;
+    }
+    return true;
 }
 
 void isolate_settings() {

@@ -2,8 +2,12 @@
 // window to settle, and finding widgets by object name.
 #pragma once
 
+#include <vector>
+
 #include <QString>
 #include <QWidget>
+
+class QTableView;
 
 namespace refscope::app {
 class MainWindow;
@@ -23,6 +27,11 @@ bool wait_settled(app::MainWindow& window, int ms = 60'000);
 // Prepares the process for a window test: settings in a temporary folder
 // (never the user's), application names. Call before creating QApplication.
 void isolate_settings();
+
+// True when each of `columns` of `view` is shown, at least 30 px wide and
+// inside the viewport: read without scrolling sideways (issue 16, "Hidden
+// columns").
+bool columns_in_viewport(const QTableView& view, const std::vector<int>& columns);
 
 template <typename T>
 T* find(QWidget& root, const char* name) {

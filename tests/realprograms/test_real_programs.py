@@ -65,13 +65,16 @@ def libraries_missing(program):
     return done.stderr.strip().splitlines()[-1] if done.returncode else None
 
 
-def run_program(program, leak):
-    """`leak`: the planted leak's name, or None for the clean run."""
+def run_program(program, leak, trace=True):
+    """`leak`: the planted leak's name, or None for the clean run; a leaking
+    run traces allocations unless `trace` is false."""
     workdir = tempfile.mkdtemp(prefix="refscope-real-")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([PROGRAMS, os.environ.get("REFSCOPE_PYTHONPATH", "")])
-    # A leaking run traces allocations after its baseline.
-    args = [sys.executable, os.path.join(PROGRAMS, program), workdir] + (["--leak", leak, "--trace"] if leak else [])
+    args = [sys.executable, os.path.join(PROGRAMS, program), workdir]
+    if leak:
+        # A leaking run traces allocations after its baseline.
+        args += ["--leak", leak] + (["--trace"] if trace else [])
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise AssertionError(f"{program} failed ({done.returncode}):\n{done.stderr[-3000:]}")

@@ -14,6 +14,13 @@ frames it needs to reach its own code: tracemalloc's cost grows with them
 --leak NAME that planted leak grows with the work; without it the program
 holds nothing beyond what its libraries cache. The last line on stdout is
 {"snapshots": [baseline, after, third], "leak": {"name": ..., "type": ..., "holder": ...}}
+
+With --live the program takes no snapshot itself: it is connected to the
+app (REFSCOPE_CONNECT, which `import refscope` answers), and at each of the
+three points it prints {"event": "snapshot", "name": NAME} and waits for a
+line on stdin, while the app takes the snapshot through the connection (the
+probe's own thread does, main thread blocked in the read):
+tests/gui_window/real_program_window_test.cpp drives it so.
 """
 import json
 import os
@@ -29,9 +36,10 @@ class Run:
         self.trace_frames = trace_frames
         args = sys.argv[1:]
         if not args or args[0].startswith("-"):
-            sys.exit(f"usage: {sys.argv[0]} OUTDIR [--leak {'|'.join(leaks)}] [--trace]")
+            sys.exit(f"usage: {sys.argv[0]} OUTDIR [--leak {'|'.join(leaks)}] [--trace] [--live]")
         self.outdir = args[0]
         self.trace = "--trace" in args
+        self.live = "--live" in args
         self.leak = None  # the planted leak's name, None for a clean run
         if "--leak" in args:
             at = args.index("--leak") + 1
@@ -43,7 +51,12 @@ class Run:
     def snapshot(self):
         name = ["baseline", "after", "third"][len(self.snapshots)]
         path = os.path.join(self.outdir, name + ".rscope")
-        refscope.snapshot(path, collect=True)
+        if self.live:
+            print(json.dumps({"event": "snapshot", "name": name}))
+            sys.stdout.flush()
+            sys.stdin.readline()  # the app has it
+        else:
+            refscope.snapshot(path, collect=True)
         self.snapshots.append(path)
         if self.trace and len(self.snapshots) == 1:
             import tracemalloc
