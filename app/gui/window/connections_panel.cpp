@@ -1,5 +1,7 @@
 #include "window/connections_panel.h"
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
@@ -219,12 +221,19 @@ void ConnectionsPanel::setLogShown(bool shown) {
 }
 
 QSize ConnectionsPanel::sizeHint() const {
-    // About four process rows and the command row: the dock opens below the
-    // workspace without taking half the window (the default hint of a table
-    // and a log is several hundred pixels).
+    // Three process rows and the command rows: the dock opens below the
+    // workspace without taking a third of the window (the default hint of a
+    // table and a log is several hundred pixels); more processes scroll.
     const int row = table_->verticalHeader()->defaultSectionSize();
-    const int table = table_->horizontalHeader()->sizeHint().height() + 4 * row + 2 * table_->frameWidth();
-    const int rest = address_->sizeHint().height() + snapshot_button_->sizeHint().height() + 24;
+    const int table = table_->horizontalHeader()->sizeHint().height() + 3 * row + 2 * table_->frameWidth();
+    // A word-wrapped label's own hint assumes a narrow label, three or four
+    // lines for the address; at the width it has beside its buttons it is
+    // usually one.
+    const int panel_width = width() > 100 ? width() : window()->width();
+    const int label_width = panel_width - copy_button_->sizeHint().width() - listen_button_->sizeHint().width() - 40;
+    const int address = std::max(address_->heightForWidth(std::max(label_width, 100)),
+                                 copy_button_->sizeHint().height());
+    const int rest = address + snapshot_button_->sizeHint().height() + 24;
     const int log = log_->isVisible() ? 6 * fontMetrics().lineSpacing() : 0;
     return {QWidget::sizeHint().width(), table + rest + log};
 }

@@ -56,7 +56,7 @@ LiveControls::LiveControls(MainWindow* window)
         if (const LiveProcess* p = session_->process(connection)) {
             showStatus(tr("Process %1 connected (%2)").arg(p->pid).arg(p->commandLine()));
         }
-        dock_->show();
+        showDock();
     });
     connect(session_, &LiveSession::disconnected, this,
             [this](uint64_t connection, const QString& reason, bool gone, const QString&) {
@@ -146,9 +146,22 @@ void LiveControls::updateActions() {
 
 void LiveControls::showStatus(const QString& text, int ms) { window_->statusBar()->showMessage(text, ms); }
 
-bool LiveControls::startListening(bool quiet) {
+// Opens the dock at its compact height (ConnectionsPanel::sizeHint). The
+// main window applies a dock's hint only when it first lays the dock out,
+// and the hint grows once the address and the first process are known
+// (which left the dock a third of the window high); a dock that is already
+// open keeps the height the person gave it.
+void LiveControls::showDock() {
+    const bool was_hidden = dock_->isHidden();
     dock_->show();
     dock_->raise();
+    if (was_hidden && !dock_->isFloating()) {
+        window_->resizeDocks({dock_}, {dock_->sizeHint().height()}, Qt::Vertical);
+    }
+}
+
+bool LiveControls::startListening(bool quiet) {
+    showDock();
     if (session_->isListening()) return true;
     LiveSession::Options options;
     options.sessionDir = session_dir_;

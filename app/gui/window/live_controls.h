@@ -82,6 +82,7 @@ public:
     AttachDialog* attachDialog() const { return attach_dialog_; }
 
 private:
+    void showDock();
     void buildActions();
     void updateActions();
     void onSnapshotSaved(uint64_t connection, const QString& path);
