@@ -20,9 +20,7 @@ so the same build gives the same bytes. Standard library and dpkg tools only.
 import argparse
 import gzip
 import hashlib
-import io
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -115,8 +113,9 @@ def elf_files(root):
 
 
 def shlib_depends(root):
-    """Depends from dpkg-shlibdeps: the Debian packages (with versions) of
-    the libraries the binaries and the probe's extensions link. Python's
+    """Depends from dpkg-shlibdeps (dpkg-dev, which build-essential brings):
+    the Debian packages (with versions) of the libraries the binaries and
+    the probe's extensions link. Python's
     own symbols in the extensions come from the interpreter that loads them,
     so their warnings are expected and hidden."""
     with tempfile.TemporaryDirectory() as work:
@@ -145,12 +144,8 @@ def installed_size_kib(root):
 
 
 def write_control(root, version, architecture):
-    debian = os.path.join(root, "DEBIAN")
-    os.makedirs(debian)
     sums = []
     for folder, _, files in os.walk(root):
-        if folder.startswith(debian):
-            continue
         for name in files:
             path = os.path.join(folder, name)
             if os.path.islink(path):
@@ -169,6 +164,8 @@ def write_control(root, version, architecture):
         ("Priority", "optional"),
         ("Description", DESCRIPTION),
     ]
+    debian = os.path.join(root, "DEBIAN")
+    os.makedirs(debian)
     with open(os.path.join(debian, "control"), "w") as f:
         f.write("".join("%s: %s\n" % field for field in fields))
     with open(os.path.join(debian, "md5sums"), "w") as f:
