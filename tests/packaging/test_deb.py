@@ -4,7 +4,8 @@ folder, checks the control fields, that apt on this machine resolves the
 Depends, the contents, and that packing again gives the same bytes; then
 installs the package with dpkg into a scratch root and runs the installed
 CLI, app (headless) and probe from there, with nothing of the build tree on
-any path; and checks the desktop integration: the AppStream metainfo
+any path, including an attach to a program of each built Python as the
+installed app runs it; and checks the desktop integration: the AppStream metainfo
 validates, and the shared-mime-info database built from the installed
 files types a snapshot by its magic bytes, without the extension, and
 names the app as its handler.
@@ -15,6 +16,7 @@ REFSCOPE_PYTHONS (the interpreters the probe was built for, ':'-separated).
 """
 
 import glob
+import json
 import os
 import re
 import shutil
@@ -23,6 +25,10 @@ import sys
 import tempfile
 import unittest
 import zipfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "live"))
+from live_support import Receiver, read_snapshot_info  # noqa: E402
+from test_wheel import PTRACE_CODES, TARGET_SCRIPT  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SNAPSHOT = os.path.abspath(os.path.join(HERE, "..", "data", "good-v1.3.rscope"))
@@ -201,6 +207,47 @@ class DebianPackageTest(unittest.TestCase):
                 run([python, "-m", "refscope", "run", program, "--snapshot-at-exit", out], env=env, cwd=self.work)
                 summary = run([cli, "summary", out, "--top", "0"], env=clean_environment()).stdout
                 self.assertRegex(summary, r"(?m)^ +10 .* __main__\.Kept$")
+
+    @unittest.skipUnless(os.access("/usr/bin/python3", os.X_OK) and shutil.which("gdb"),
+                         "no Debian python3 or no gdb here")
+    def test_attach_as_the_installed_app_does(self):
+        # The command "Attach to process…" runs from an installed app
+        # (app/gui/session/probe_location.cpp): /usr/bin/python3 with the
+        # installed package folder on PYTHONPATH, against a target of each
+        # Python the package has a probe for; the snapshot goes to the
+        # installed refscope-cli's listener.
+        package = os.path.join(self.usr, "lib/refscope/python")
+        os.environ["REFSCOPE_CLI"] = os.path.join(self.usr, "bin/refscope-cli")  # for Receiver
+        target_script = os.path.join(self.work, "target.py")
+        with open(target_script, "w") as f:
+            f.write(TARGET_SCRIPT)
+        for python in PYTHONS:
+            with self.subTest(target=python):
+                receiver = Receiver()
+                self.addCleanup(receiver.close)
+                target = subprocess.Popen([python, target_script], cwd=self.work, env=clean_environment(),
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.DEVNULL)
+                try:
+                    target.stdout.readline()  # ready
+                    done = subprocess.run(
+                        ["/usr/bin/python3", "-m", "refscope", "attach", str(target.pid), "--address",
+                         receiver.address, "--token-file", receiver.token_file, "--json"],
+                        cwd=self.work, env=clean_environment(PYTHONPATH=package), capture_output=True,
+                        text=True, timeout=180)
+                    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+                    if not outcome.get("ok") and outcome.get("code") in PTRACE_CODES:
+                        self.skipTest("attach is not possible here: " + outcome["message"])
+                    self.assertTrue(outcome.get("ok"), done.stdout + done.stderr)
+                    connected = receiver.out.wait_event("connected", pid=target.pid, timeout=60)
+                    self.assertTrue(connected["attached"])
+                    receiver.command("snapshot %d" % connected["connection"])
+                    saved = receiver.out.wait_event("saved", connection=connected["connection"], timeout=60)
+                    self.assertEqual(read_snapshot_info(saved["path"])["header"]["pid"], target.pid)
+                finally:
+                    target.stdin.close()
+                    target.wait(timeout=30)
+                    target.stdout.close()
 
     @unittest.skipUnless(os.access("/usr/bin/python3", os.X_OK), "no Debian python3 here")
     def test_system_python_finds_the_probe_in_dist_packages(self):
