@@ -1,5 +1,7 @@
 #include "session/probe_location.h"
 
+#include <QCoreApplication>
+#include <QDir>
 #include <QFileInfo>
 #include <QObject>
 #include <QStandardPaths>
@@ -15,11 +17,37 @@
 
 namespace refscope::app {
 
-ProbeLocation find_probe() {
+namespace {
+
+bool holds_package(const QString& dir) { return QFileInfo(dir + QStringLiteral("/refscope/__init__.py")).isFile(); }
+
+// The installed layout (docs/packaging.md, "The Debian package"): the app in
+// <prefix>/bin, the probe's package, with an extension for every Python the
+// build had, in <prefix>/lib/refscope/python. Found from the binary's own
+// folder, so a package unpacked under any root (dpkg --instdir, the .tar.gz)
+// uses its own probe, and an installed app never picks up a build tree that
+// happens to remain on the machine. Empty when the layout is not there.
+QString installed_package_dir(const QString& applicationDir) {
+    if (applicationDir.isEmpty()) return {};
+    const QString dir = QDir::cleanPath(applicationDir + QStringLiteral("/../lib/refscope/python"));
+    return holds_package(dir) ? dir : QString();
+}
+
+}  // namespace
+
+ProbeLocation find_probe() { return find_probe(QCoreApplication::applicationDirPath()); }
+
+ProbeLocation find_probe(const QString& applicationDir) {
     ProbeLocation probe;
-    probe.python = qEnvironmentVariable("REFSCOPE_PYTHON", QStringLiteral(REFSCOPE_APP_PYTHON));
-    probe.packageDir =
-        qEnvironmentVariable("REFSCOPE_PYTHON_PACKAGE_DIR", QStringLiteral(REFSCOPE_APP_PYTHON_PACKAGE_DIR));
+    const QString installed = installed_package_dir(applicationDir);
+    // Installed, the compiled-in interpreter is the build machine's; the
+    // package's probe has an extension for the system's Python (the package
+    // recommends python3).
+    const QString default_python = installed.isEmpty() ? QStringLiteral(REFSCOPE_APP_PYTHON)
+                                                       : QStringLiteral("/usr/bin/python3");
+    const QString default_package = installed.isEmpty() ? QStringLiteral(REFSCOPE_APP_PYTHON_PACKAGE_DIR) : installed;
+    probe.python = qEnvironmentVariable("REFSCOPE_PYTHON", default_python);
+    probe.packageDir = qEnvironmentVariable("REFSCOPE_PYTHON_PACKAGE_DIR", default_package);
     if (probe.python.isEmpty() || probe.packageDir.isEmpty()) {
         probe.error = QObject::tr("this build of refscope has no probe: set REFSCOPE_PYTHON and "
                                   "REFSCOPE_PYTHON_PACKAGE_DIR to a Python and the directory holding "
@@ -41,7 +69,7 @@ ProbeLocation find_probe() {
                           .arg(probe.python);
         return probe;
     }
-    if (!QFileInfo(probe.packageDir + QStringLiteral("/refscope/__init__.py")).isFile()) {
+    if (!holds_package(probe.packageDir)) {
         probe.error = QObject::tr("no refscope probe in %1: the directory has no refscope package "
                                   "(build the probe, or set REFSCOPE_PYTHON_PACKAGE_DIR)")
                           .arg(probe.packageDir);
