@@ -109,15 +109,6 @@ DeepChain deep_chain() {
     return c;
 }
 
-// Opens `snapshot` from a file in `dir`; false (with a failed check) if not.
-bool open_snapshot(MainWindow& window, const QTemporaryDir& dir, const Snapshot& snapshot) {
-    const std::string path = dir.filePath(QStringLiteral("snapshot.rscope")).toStdString();
-    format::write_snapshot_file(snapshot, path);
-    window.show();
-    window.openFiles({QString::fromStdString(path)});
-    return testing::wait_settled(window) && window.loadErrors().isEmpty();
-}
-
 // Right-clicks `index` of `view` as a mouse does and returns the menu that
 // opened (null if none did).
 QMenu* right_click(QAbstractItemView* view, const QModelIndex& index) {
@@ -181,7 +172,7 @@ private slots:
 void FirstUseWindowTest::aLowConfidenceRowListsItsObjectsNotTheWholeType() {
     QTemporaryDir dir;
     MainWindow window;
-    QVERIFY(open_snapshot(window, dir, big_and_small()));
+    QVERIFY(testing::open_snapshot(window, dir, big_and_small()));
     SuspectsPanel* panel = window.workspace()->suspectsPanel();
     const int row = row_of_type(*panel, "app.Big");
     QVERIFY(row >= 0);
@@ -216,7 +207,7 @@ void FirstUseWindowTest::windowShortcutsWorkInTheFilterField() {
     }
     QTemporaryDir dir;
     MainWindow window;
-    QVERIFY(open_snapshot(window, dir, big_and_small()));
+    QVERIFY(testing::open_snapshot(window, dir, big_and_small()));
     QApplication::setActiveWindow(&window);
     SuspectsPanel* panel = window.workspace()->suspectsPanel();
     QVERIFY(panel->selectRow(row_of_type(*panel, "app.Big")));  // a selection: export is enabled
@@ -253,7 +244,7 @@ void FirstUseWindowTest::retainersOpenAtTheSelection() {
     MainWindow window;
     window.resize(1280, 800);
     DeepChain c = deep_chain();
-    QVERIFY(open_snapshot(window, dir, c.snapshot));
+    QVERIFY(testing::open_snapshot(window, dir, c.snapshot));
     window.workspace()->showPanel(Workspace::Panel::Retainers);
     window.workspace()->selectObject(c.leaky);
     QVERIFY(testing::wait_settled(window));
@@ -289,7 +280,7 @@ void FirstUseWindowTest::backAndForwardOverSelections() {
     QTemporaryDir dir;
     MainWindow window;
     DeepChain c = deep_chain();
-    QVERIFY(open_snapshot(window, dir, c.snapshot));
+    QVERIFY(testing::open_snapshot(window, dir, c.snapshot));
     QApplication::setActiveWindow(&window);  // window shortcuts need the active window
     Workspace* w = window.workspace();
     auto* back = window.findChild<QAction*>(QStringLiteral("goBack"));
@@ -324,7 +315,7 @@ void FirstUseWindowTest::backAndForwardOverSelections() {
 
     // Ids mean nothing in another snapshot: its history starts empty.
     QTemporaryDir other;
-    QVERIFY(open_snapshot(window, other, big_and_small()));
+    QVERIFY(testing::open_snapshot(window, other, big_and_small()));
     QVERIFY(!back->isEnabled());
     QVERIFY(!forward->isEnabled());
 }
@@ -431,7 +422,7 @@ void FirstUseWindowTest::rightClickMenusActOnTheRowUnderThePointer() {
     QTemporaryDir dir;
     MainWindow window;
     DeepChain c = deep_chain();
-    QVERIFY(open_snapshot(window, dir, c.snapshot));
+    QVERIFY(testing::open_snapshot(window, dir, c.snapshot));
     Workspace* w = window.workspace();
     const Snapshot& s = window.timeline()->current()->snapshot();
 
@@ -502,7 +493,7 @@ void FirstUseWindowTest::filterMenusReadOddTypeNames() {
                b.str("o" + std::to_string(i)));
     QTemporaryDir dir;
     MainWindow window;
-    QVERIFY(open_snapshot(window, dir, b.build()));
+    QVERIFY(testing::open_snapshot(window, dir, b.build()));
     Workspace* w = window.workspace();
     w->showPanel(Workspace::Panel::Summary);
     QTableView* summary = w->summaryPanel()->view();

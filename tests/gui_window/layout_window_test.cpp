@@ -85,14 +85,6 @@ Heap service_heap() {
     return h;
 }
 
-bool open_snapshot(MainWindow& window, const QTemporaryDir& dir, const Snapshot& snapshot) {
-    const std::string path = dir.filePath(QStringLiteral("service.rscope")).toStdString();
-    format::write_snapshot_file(snapshot, path);
-    window.show();
-    window.openFiles({QString::fromStdString(path)});
-    return testing::wait_settled(window) && window.loadErrors().isEmpty();
-}
-
 // Every column of `view` inside its viewport, none squeezed shut, the row
 // filled, and the main column no narrower than the text it shows or half
 // the row, unless every other text column gave up its width for it already.
@@ -192,7 +184,7 @@ void LayoutWindowTest::treesFitTheWindow() {
     MainWindow window;
     window.resize(1280, 800);
     const Heap h = service_heap();
-    QVERIFY(open_snapshot(window, dir, h.snapshot));
+    QVERIFY(testing::open_snapshot(window, dir, h.snapshot, "service.rscope"));
     Workspace* w = window.workspace();
     w->selectObject(h.record);
     QVERIFY(testing::wait_settled(window));
@@ -292,7 +284,7 @@ void LayoutWindowTest::pathBoxShowsRootAndAllocation() {
     MainWindow window;
     window.resize(1280, 800);
     const Heap h = service_heap();
-    QVERIFY(open_snapshot(window, dir, h.snapshot));
+    QVERIFY(testing::open_snapshot(window, dir, h.snapshot, "service.rscope"));
     Workspace* w = window.workspace();
     w->showPanel(Workspace::Panel::Path);
     w->selectObject(h.record);

@@ -11,6 +11,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 
+#include "refscope/format/snapshot_io.h"
 #include "window/main_window.h"
 
 namespace refscope::testing {
@@ -18,6 +19,14 @@ namespace refscope::testing {
 QString data_file(const char* name) { return QStringLiteral(REFSCOPE_TEST_DATA_DIR "/") + QLatin1String(name); }
 
 QString output_file(const char* name) { return QStringLiteral(REFSCOPE_TEST_OUTPUT_DIR "/") + QLatin1String(name); }
+
+bool open_snapshot(app::MainWindow& window, const QTemporaryDir& dir, const Snapshot& snapshot, const char* name) {
+    const std::string path = dir.filePath(QLatin1String(name)).toStdString();
+    format::write_snapshot_file(snapshot, path);
+    window.show();
+    window.openFiles({QString::fromStdString(path)});
+    return wait_settled(window) && window.loadErrors().isEmpty();
+}
 
 bool wait_settled(app::MainWindow& window, int ms) {
     // A real event loop, sleeping between events: spinning on

@@ -7,6 +7,10 @@
 #include <QString>
 #include <QWidget>
 
+#include "refscope/snapshot.h"
+
+class QTemporaryDir;
+
 class QTableView;
 
 namespace refscope::app {
@@ -19,6 +23,11 @@ namespace refscope::testing {
 QString data_file(const char* name);
 // Where tests write files worth keeping (the screenshot): the build folder.
 QString output_file(const char* name);
+
+// Writes `snapshot` to `dir`/`name`, shows `window` and opens the file in it;
+// true when it opened without errors and the window settled.
+bool open_snapshot(app::MainWindow& window, const QTemporaryDir& dir, const Snapshot& snapshot,
+                   const char* name = "snapshot.rscope");
 
 // Runs the event loop until the window has no work in flight (load,
 // comparison, graph layout), at most `ms`.
