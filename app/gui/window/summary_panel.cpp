@@ -3,6 +3,7 @@
 #include "window/column_fit.h"
 #include "window/row_table_view.h"
 
+#include <QSignalBlocker>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -74,7 +75,13 @@ void SummaryPanel::setSelection(std::shared_ptr<const std::vector<uint32_t>> nod
     selection_ = std::move(nodes);
     const QString current = view_->currentIndex().isValid() ? model_->groupName(view_->currentIndex().row()) : QString();
     model_->setSelection(selection_);
-    if (!current.isEmpty()) selectGroup(current);
+    // The row comes back as the current one without being chosen again: the
+    // person may have chosen a suspect since (Objects lists that, and a
+    // filter's end goes back to it).
+    if (!current.isEmpty()) {
+        const QSignalBlocker quiet(this);
+        selectGroup(current);
+    }
     updateTotals();
 }
 
