@@ -489,10 +489,14 @@ TEST(Subgraph, LongRootLineLosesItsDirectoriesFirst) {
     const uint32_t longer = b.node("app.Longer", 1, {}, 64);
     b.root(longer, RootKind::ThreadStack,
            "frame /srv/a/handlers_with_a_very_long_module_name_for_requests.py:412 in handle_request, local x");
+    // Not a frame: slashes in a module name are not a path to shorten.
+    const uint32_t module_root = b.node("app.Mod", 1, {}, 64);
+    b.root(module_root, RootKind::Interpreter,
+           "sys.modules['plugins/contrib/a/very/long/name/of/a/module/loaded/by/path'].__dict__");
     const uint32_t short_root = b.node("app.Other", 1, {}, 64);
     b.root(short_root, RootKind::ThreadStack, "frame app.py:12 in main, local x");
     const auto a = testing::analyse(b.build());
-    const Subgraph g = extract(*a, {t, longer, short_root}, SubgraphOptions{});
+    const Subgraph g = extract(*a, {t, longer, module_root, short_root}, SubgraphOptions{});
     const SubgraphNode& tn = g.nodes[g.find(t)];
     // File, line, function and local stay.
     EXPECT_EQ(tn.lines.back(), "root: frame \u2026/requests.py:412 in handle_request, local pending");
@@ -503,6 +507,9 @@ TEST(Subgraph, LongRootLineLosesItsDirectoriesFirst) {
     EXPECT_TRUE(cut.ends_with("handle_request, local x")) << cut;
     EXPECT_EQ(analysis::elide_middle(cut, 64), cut);  // at most 64 characters
     EXPECT_NE(analysis::elide_middle(cut, 63), cut);
+    const std::string& module_line = g.nodes[g.find(module_root)].lines.back();
+    EXPECT_TRUE(module_line.starts_with("root: sys.modules['plugins/")) << module_line;
+    EXPECT_TRUE(module_line.ends_with("by/path'].__dict__")) << module_line;
     // A short root line is shown whole, and the tooltip does not repeat it.
     const SubgraphNode& sn = g.nodes[g.find(short_root)];
     EXPECT_EQ(sn.lines.back(), "root: frame app.py:12 in main, local x");

@@ -177,10 +177,15 @@ void Extraction::describe_nodes() {
             // line, function and local say where), then the middle; the
             // tooltip has the whole line.
             std::string shown = root;
-            const size_t first_slash = shown.find('/');
-            const size_t last_slash = shown.rfind('/');
-            if (shown.size() > kRootLineChars && first_slash < last_slash)
-                shown = shown.substr(0, first_slash) + "\u2026" + shown.substr(last_slash);
+            const size_t frame = shown.find("frame ");
+            if (frame != std::string::npos && elide_middle(shown, kRootLineChars) != shown) {
+                // "frame DIRS/FILE:LINE in …": only a frame's own path.
+                const size_t path = frame + 6;
+                const size_t colon = shown.find(':', path);
+                const size_t last_slash = colon == std::string::npos ? colon : shown.rfind('/', colon);
+                if (last_slash != std::string::npos && last_slash > path)
+                    shown = shown.substr(0, path) + "\u2026" + shown.substr(last_slash);
+            }
             shown = elide_middle(shown, kRootLineChars);
             if (shown != root) n.tooltip += "\n" + root;
             n.lines.push_back(std::move(shown));
