@@ -55,7 +55,9 @@ ColumnFit::ColumnFit(QAbstractItemView* view, std::vector<int> key_columns, std:
         connect(tree, &QTreeView::expanded, this, &ColumnFit::scheduleFit);
         connect(tree, &QTreeView::collapsed, this, &ColumnFit::scheduleFit);
     } else {
-        header_ = static_cast<QTableView*>(view_)->horizontalHeader();
+        auto* table = qobject_cast<QTableView*>(view_);
+        Q_ASSERT(table);  // a tree or a table: the only views with a header
+        header_ = table->horizontalHeader();
     }
     for (int visual = 0; visual < static_cast<int>(key_columns_.size()); ++visual) {
         header_->moveSection(header_->visualIndex(key_columns_[static_cast<size_t>(visual)]), visual);

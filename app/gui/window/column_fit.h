@@ -46,7 +46,7 @@ protected:
 private:
     void scheduleFit();
     // Takes up to `excess` pixels from the text columns other than the main
-    // one, each in proportion to its width, none below kMinTextWidth.
+    // one, each in proportion to its width above kMinTextWidth, none below it.
     void shrinkTextColumns(std::vector<int>& widths, int excess) const;
 
     QAbstractItemView* view_;

@@ -117,8 +117,8 @@ void SuspectsPanel::setComparison(const ComparisonPtr& comparison) {
 }
 
 void SuspectsPanel::followChosen() {
-    if (chosen_type_.isEmpty()) return;
-    const std::string type = chosen_type_.toStdString();
+    if (chosen_type_.empty()) return;
+    const std::string& type = chosen_type_;
     int found = -1;
     for (int row = 0; row < model_->rowCount(); ++row) {
         const analysis::SuspectGroup* group = model_->groupAt(row);
@@ -180,13 +180,13 @@ void SuspectsPanel::onCurrentRowChanged() {
     QStringList lines;
     for (const std::string& reason : row->reasons) lines << QStringLiteral("• ") + to_qstring(reason).toHtmlEscaped();
     reason_->setText(QStringLiteral("<b>%1</b><br>%2").arg(to_qstring(row->type).toHtmlEscaped(), lines.join(QStringLiteral("<br>"))));
-    chosen_type_ = to_qstring(row->type);
+    chosen_type_ = row->type;
     chosen_confidence_ = row->confidence;
     std::vector<uint32_t> objects = objects_of_suspect(analysis_->snapshot(), *suspects(), *row);
     if (following_) {
-        emit suspectReranked(chosen_type_, objects);
+        emit suspectReranked(to_qstring(chosen_type_), objects);
     } else {
-        emit suspectActivated(chosen_type_, objects, row->representative);
+        emit suspectActivated(to_qstring(chosen_type_), objects, row->representative);
     }
 }
 

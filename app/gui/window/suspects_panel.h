@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <QWidget>
@@ -66,7 +67,7 @@ private:
     QTableView* view_;
     QLabel* reason_;
     // The chosen row, by what survives a re-ranking: its type and confidence.
-    QString chosen_type_;
+    std::string chosen_type_;  // as the snapshot spells it (not always valid UTF-8)
     analysis::SuspectConfidence chosen_confidence_ = analysis::SuspectConfidence::High;
     bool following_ = false;  // followChosen is making the row current
 };
