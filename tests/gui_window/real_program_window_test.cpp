@@ -109,15 +109,14 @@ QString stream_live(MainWindow& window, const QTemporaryDir& dir) {
     };
     for (int taken = 1; taken <= 3; ++taken) {
         // The program's next snapshot point: {"event": "snapshot", ...}.
-        QByteArray line;
+        bool reached = false;
         const bool at_point = QTest::qWaitFor([&] {
             while (program.canReadLine()) {
-                line = program.readLine();
-                if (line.contains("\"event\": \"snapshot\"")) return true;
+                if (program.readLine().contains("\"event\": \"snapshot\"")) return reached = true;
             }
             return program.state() == QProcess::NotRunning;
         }, 120'000);
-        if (!at_point || !line.contains("snapshot")) {
+        if (!at_point || !reached) {
             return finish(QStringLiteral("the program did not reach snapshot point %1").arg(taken));
         }
         const bool connected = QTest::qWaitFor([&] {
