@@ -142,13 +142,6 @@ QStringList action_names(const QMenu& menu) {
     return names;
 }
 
-int row_of_type(SuspectsPanel& panel, const char* type) {
-    for (int r = 0; r < panel.model()->rowCount(); ++r) {
-        if (panel.model()->groupAt(r)->type == type) return r;
-    }
-    return -1;
-}
-
 }  // namespace
 
 class FirstUseWindowTest : public QObject {
@@ -174,7 +167,7 @@ void FirstUseWindowTest::aLowConfidenceRowListsItsObjectsNotTheWholeType() {
     MainWindow window;
     QVERIFY(testing::open_snapshot(window, dir, big_and_small()));
     SuspectsPanel* panel = window.workspace()->suspectsPanel();
-    const int row = row_of_type(*panel, "app.Big");
+    const int row = panel->model()->rowOfType("app.Big");
     QVERIFY(row >= 0);
     QCOMPARE(panel->model()->groupAt(row)->confidence, analysis::SuspectConfidence::Low);
     QCOMPARE(panel->model()->groupAt(row)->objects, uint64_t{kBig});
@@ -210,7 +203,7 @@ void FirstUseWindowTest::windowShortcutsWorkInTheFilterField() {
     QVERIFY(testing::open_snapshot(window, dir, big_and_small()));
     QApplication::setActiveWindow(&window);
     SuspectsPanel* panel = window.workspace()->suspectsPanel();
-    QVERIFY(panel->selectRow(row_of_type(*panel, "app.Big")));  // a selection: export is enabled
+    QVERIFY(panel->selectRow(panel->model()->rowOfType("app.Big")));  // a selection: export is enabled
 
     QAction* export_action = nullptr;
     for (QAction* action : window.findChildren<QAction*>()) {

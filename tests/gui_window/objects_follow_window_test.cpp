@@ -82,13 +82,6 @@ bool open_three(MainWindow& window, const QTemporaryDir& dir) {
     return testing::wait_settled(window) && window.workspace()->comparison();
 }
 
-int row_of_type(SuspectsPanel& panel, const char* type) {
-    for (int r = 0; r < panel.model()->rowCount(); ++r) {
-        if (panel.model()->groupAt(r)->type == type) return r;
-    }
-    return -1;
-}
-
 std::set<uint32_t> listed(const ObjectsPanel& panel) {
     std::set<uint32_t> nodes;
     for (int r = 0; r < panel.model()->rowCount(); ++r) nodes.insert(panel.model()->nodeAt(r));
@@ -137,7 +130,7 @@ void ObjectsFollowWindowTest::objectsFollowTheSuspectsRankedAgain() {
     ObjectsPanel* objects = w->objectsPanel();
 
     // The app.Job row: the three with unexplained references.
-    QVERIFY(suspects->selectRow(row_of_type(*suspects, "app.Job")));
+    QVERIFY(suspects->selectRow(suspects->model()->rowOfType("app.Job")));
     const uint32_t selected = w->selectedObject();
     QVERIFY(selected != kNoNode);
     const std::set<uint32_t> since_baseline = listed(*objects);
@@ -166,7 +159,7 @@ void ObjectsFollowWindowTest::objectsFollowTheSuspectsRankedAgain() {
     QCOMPARE(listed(*objects), accused_by_current_row(*w));
 
     // A summary type listed in Objects is not replaced by a re-ranking.
-    QVERIFY(suspects->selectRow(row_of_type(*suspects, "app.Job")));
+    QVERIFY(suspects->selectRow(suspects->model()->rowOfType("app.Job")));
     QVERIFY(w->summaryPanel()->selectGroup(QStringLiteral("str")));
     const std::set<uint32_t> strs = listed(*objects);
     QVERIFY(!strs.empty() && strs != since_baseline);
@@ -188,7 +181,7 @@ void ObjectsFollowWindowTest::clearingTheFilterListsTheChosenGroupAgain() {
     // A Summary type looked at first, then the suspect chosen: the Summary
     // keeps its current row, which filtering must not choose again.
     QVERIFY(w->summaryPanel()->selectGroup(QStringLiteral("str")));
-    QVERIFY(suspects->selectRow(row_of_type(*suspects, "app.Job")));
+    QVERIFY(suspects->selectRow(suspects->model()->rowOfType("app.Job")));
     const std::set<uint32_t> chosen = listed(*objects);
     const QString caption = objects->caption();
     const uint32_t selected = w->selectedObject();

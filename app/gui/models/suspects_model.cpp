@@ -37,6 +37,13 @@ const SuspectGroup* SuspectsModel::groupAt(int row) const {
     return &suspects_->groups()[rows_[static_cast<size_t>(row)]];
 }
 
+int SuspectsModel::rowOfType(std::string_view type) const {
+    for (int row = 0; row < rowCount(); ++row) {
+        if (groupAt(row)->type == type) return row;
+    }
+    return -1;
+}
+
 uint32_t SuspectsModel::representativeNode(int row) const {
     const SuspectGroup* group = groupAt(row);
     return group ? group->representative : kNoNode;

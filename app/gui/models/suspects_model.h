@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "models/sortable_table_model.h"
 #include "refscope/analysis/leak_suspects.h"
@@ -42,6 +43,8 @@ public:
     uint32_t representativeNode(int row) const;
     // The ranking's row behind a table row (nullptr out of range).
     const analysis::SuspectGroup* groupAt(int row) const;
+    // The first table row of `type` (the highest-ranked such row), -1 if none.
+    int rowOfType(std::string_view type) const;
 
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
