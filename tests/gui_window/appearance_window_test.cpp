@@ -51,13 +51,6 @@ QPalette dark_palette() {
     return p;
 }
 
-bool open_registry(MainWindow& window) {
-    window.resize(1280, 800);
-    window.show();
-    window.openFiles({testing::data_file("app-registry-1.rscope"), testing::data_file("app-registry-2.rscope")});
-    return testing::wait_settled(window) && window.loadErrors().isEmpty();
-}
-
 }  // namespace
 
 class AppearanceWindowTest : public QObject {
@@ -97,7 +90,7 @@ void AppearanceWindowTest::theWindowFollowsADarkPalette() {
     QApplication::setPalette(dark_palette());
     {
         MainWindow window;
-        QVERIFY(open_registry(window));
+        QVERIFY(testing::open_scenario(window));
         QVERIFY(window.selectTopSuspect());
         QVERIFY(testing::wait_settled(window));
         Workspace* w = window.workspace();
@@ -135,7 +128,7 @@ void AppearanceWindowTest::textSizeIsASettingEveryPanelFollows() {
     QVERIFY(desktop > 0);
     {
         MainWindow window;
-        QVERIFY(open_registry(window));
+        QVERIFY(testing::open_scenario(window));
         QTableView* table = window.workspace()->suspectsPanel()->view();
         const int rows = table->verticalHeader()->defaultSectionSize();
         QAction* larger = window.findChild<QAction*>(QStringLiteral("largerText"));

@@ -320,10 +320,7 @@ void FirstUseWindowTest::keyColumnsFitTheWindow() {
     MainWindow window;
     // Sized before the files open: the first fit must follow the models
     // (the summary's is replaced by one built on a worker), not a resize.
-    window.resize(1280, 800);
-    window.show();
-    window.openFiles({testing::data_file("app-registry-1.rscope"), testing::data_file("app-registry-2.rscope")});
-    QVERIFY(testing::wait_settled(window));
+    QVERIFY(testing::open_scenario(window));
     QVERIFY(window.selectTopSuspect());
     QVERIFY(testing::wait_settled(window));
     Workspace* w = window.workspace();
@@ -559,10 +556,7 @@ void FirstUseWindowTest::tableSortingIsRemembered() {
 // selected object when it is still there, found by address and type.
 void FirstUseWindowTest::theSelectionFollowsIntoTheNextSnapshot() {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    window.openFiles({testing::data_file("app-registry-1.rscope"), testing::data_file("app-registry-2.rscope")});
-    QVERIFY(testing::wait_settled(window));
+    QVERIFY(testing::open_scenario(window));
     const AnalysisPtr first = window.timeline()->at(0);
     const AnalysisPtr second = window.timeline()->at(1);
     QCOMPARE(window.timeline()->current(), second);

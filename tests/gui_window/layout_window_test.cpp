@@ -241,10 +241,7 @@ void LayoutWindowTest::treesFitTheWindow() {
 // (its type and every bullet) reads without scrolling.
 void LayoutWindowTest::reasonPaneShowsAWholeReason() {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    window.openFiles({testing::data_file("app-registry-1.rscope"), testing::data_file("app-registry-2.rscope")});
-    QVERIFY(testing::wait_settled(window));
+    QVERIFY(testing::open_scenario(window));
     QVERIFY(window.selectTopSuspect());
     QVERIFY(testing::wait_settled(window));
     SuspectsPanel* panel = window.workspace()->suspectsPanel();
@@ -329,10 +326,7 @@ void LayoutWindowTest::highDpiStaysCrisp() {
     const double factor = qEnvironmentVariable("QT_SCALE_FACTOR").toDouble();
     if (factor <= 1) QSKIP("run with QT_SCALE_FACTOR=2 (ctest gui_window_layout_hidpi)");
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    window.openFiles({testing::data_file("app-registry-1.rscope"), testing::data_file("app-registry-2.rscope")});
-    QVERIFY(testing::wait_settled(window));
+    QVERIFY(testing::open_scenario(window));
     QVERIFY(window.selectTopSuspect());
     QVERIFY(testing::wait_settled(window));
     Workspace* w = window.workspace();

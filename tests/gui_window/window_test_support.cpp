@@ -28,6 +28,13 @@ bool open_snapshot(app::MainWindow& window, const QTemporaryDir& dir, const Snap
     return wait_settled(window) && window.loadErrors().isEmpty();
 }
 
+bool open_scenario(app::MainWindow& window, QSize size) {
+    window.resize(size);
+    window.show();
+    window.openFiles({data_file("app-registry-1.rscope"), data_file("app-registry-2.rscope")});
+    return wait_settled(window) && window.loadErrors().isEmpty();
+}
+
 bool wait_settled(app::MainWindow& window, int ms) {
     // A real event loop, sleeping between events: spinning on
     // processEvents() would take a core from the workers being waited for.

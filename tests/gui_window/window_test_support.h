@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include <QSize>
 #include <QString>
 #include <QWidget>
 
@@ -28,6 +29,11 @@ QString output_file(const char* name);
 // true when it opened without errors and the window settled.
 bool open_snapshot(app::MainWindow& window, const QTemporaryDir& dir, const Snapshot& snapshot,
                    const char* name = "snapshot.rscope");
+
+// Sizes and shows `window` and opens the checked-in scenario pair
+// (app-registry-1/2.rscope, baseline and current); true when they opened
+// without errors and the window settled.
+bool open_scenario(app::MainWindow& window, QSize size = QSize(1280, 800));
 
 // Runs the event loop until the window has no work in flight (load,
 // comparison, graph layout), at most `ms`.
