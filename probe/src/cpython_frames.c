@@ -84,40 +84,80 @@ static const char *rs_compare_layouts(const _Py_DebugOffsets *published, char *b
 }
 #endif
 
+#if PY_VERSION_HEX >= 0x030B0000
+/* The frame object's own struct (struct _frame: f_back, f_frame, f_trace...)
+ * is published nowhere, not even in _Py_DebugOffsets, and 3.11/3.12 publish
+ * no layout at all. What the runtime does expose is the frame type's basic
+ * size, which CPython defines as the offset of the frame object's embedded
+ * frame plus that frame's header up to localsplus: so a patch release that
+ * grew or shrank either struct changes it. Its item size is one slot. */
+static const Py_ssize_t rs_frame_object_size =
+    (Py_ssize_t)(offsetof(PyFrameObject, _f_frame_data) + offsetof(_PyInterpreterFrame, localsplus));
+
+static const char *rs_compare_frame_object(Py_ssize_t runtime_size, char *buf, size_t n) {
+    if (runtime_size == rs_frame_object_size && PyFrame_Type.tp_itemsize == (Py_ssize_t)sizeof(PyObject *))
+        return NULL;
+    snprintf(buf, n, "frame_object.size is %zd+%zd in the runtime but %zd+%zu in the probe's headers (%x)",
+             runtime_size, PyFrame_Type.tp_itemsize, rs_frame_object_size, sizeof(PyObject *),
+             (unsigned)PY_VERSION_HEX);
+    return buf;
+}
+#endif
+
 static const char *rs_layout_verdict = NULL;
-#if PY_VERSION_HEX >= 0x030D0000
+#if PY_VERSION_HEX >= 0x030B0000
 static int rs_layout_checked = 0;
 static char rs_layout_message[256];
+
+/* Every layout check in order: the frame object's size, then (3.13+) each
+ * published offset. `moved_size` is added to the runtime's frame object size
+ * and `offsets` replaces the published ones (both test hooks). */
+static const char *rs_check_layouts(Py_ssize_t moved_size, const void *offsets) {
+    const char *verdict = rs_compare_frame_object(PyFrame_Type.tp_basicsize + moved_size, rs_layout_message,
+                                                  sizeof(rs_layout_message));
+#if PY_VERSION_HEX >= 0x030D0000
+    if (verdict == NULL)
+        verdict = rs_compare_layouts((const _Py_DebugOffsets *)offsets, rs_layout_message, sizeof(rs_layout_message));
+#else
+    (void)offsets;
+#endif
+    rs_layout_checked = 1;
+    return verdict;
+}
 #endif
 
 const char *rs_frame_layout_problem(void) {
 #if PY_VERSION_HEX >= 0x030D0000
-    if (!rs_layout_checked) {
-        rs_layout_verdict = rs_compare_layouts(&_PyRuntime.debug_offsets, rs_layout_message,
-                                               sizeof(rs_layout_message));
-        rs_layout_checked = 1;
-    }
+    if (!rs_layout_checked) rs_layout_verdict = rs_check_layouts(0, &_PyRuntime.debug_offsets);
+#elif PY_VERSION_HEX >= 0x030B0000
+    if (!rs_layout_checked) rs_layout_verdict = rs_check_layouts(0, NULL);
 #endif
     return rs_layout_verdict;
 }
 
 const char *rs_debug_perturb_layout(const char *field, int *known) {
     *known = 0;
-#if PY_VERSION_HEX >= 0x030D0000
-    _Py_DebugOffsets copy = _PyRuntime.debug_offsets;
-    if (field != NULL) {
-        for (size_t i = 0; i < sizeof(rs_published) / sizeof(rs_published[0]); i++) {
-            if (strcmp(rs_published[i].name, field) != 0) continue;
-            uint64_t moved = rs_published[i].compiled + sizeof(void *);
-            memcpy((char *)&copy + rs_published[i].where, &moved, sizeof(moved));
-            *known = 1;
-        }
-        if (!*known) return rs_frame_layout_problem();
-    } else {
+#if PY_VERSION_HEX >= 0x030B0000
+    Py_ssize_t moved_size = 0;
+    if (field != NULL && strcmp(field, "frame_object.size") == 0) {
+        moved_size = (Py_ssize_t)sizeof(void *);
         *known = 1;
     }
-    rs_layout_verdict = rs_compare_layouts(&copy, rs_layout_message, sizeof(rs_layout_message));
-    rs_layout_checked = 1;
+#if PY_VERSION_HEX >= 0x030D0000
+    _Py_DebugOffsets copy = _PyRuntime.debug_offsets;
+    for (size_t i = 0; field != NULL && i < sizeof(rs_published) / sizeof(rs_published[0]); i++) {
+        if (strcmp(rs_published[i].name, field) != 0) continue;
+        uint64_t moved = rs_published[i].compiled + sizeof(void *);
+        memcpy((char *)&copy + rs_published[i].where, &moved, sizeof(moved));
+        *known = 1;
+    }
+    const void *offsets = &copy;
+#else
+    const void *offsets = NULL;
+#endif
+    if (field == NULL) *known = 1;
+    if (!*known) return rs_frame_layout_problem();
+    rs_layout_verdict = rs_check_layouts(moved_size, offsets);
     return rs_layout_verdict;
 #else
     (void)field;

@@ -79,16 +79,19 @@ PyObject *rs_frame_slot(const rs_frame_view *view, int index, int *owned);
 // stack: those references are then explained by the frame, not the probe's.
 int rs_caller_stack_holds_call(PyObject *callable, PyObject *const *args, Py_ssize_t nargs);
 
-// Frame layouts published by the runtime (3.13+: _PyRuntime.debug_offsets,
-// cookie "xdebugpy") compared with the ones compiled in: NULL when they
-// match (and before 3.13, which publishes none), else why frames are not
-// read (every frame function above then returns NULL / 0). Checked once.
+// The frame layouts compiled in, checked against the runtime's: the frame
+// object's size (3.11+: PyFrame_Type covers the frame object and the embedded
+// frame's header) and every offset the runtime publishes for tools (3.13+:
+// _PyRuntime.debug_offsets, cookie "xdebugpy"). NULL when they match (and
+// before 3.11, where frames are read through public structs), else why frames
+// are not read (every frame function above then returns NULL / 0). Checked once.
 const char *rs_frame_layout_problem(void);
-// TEST HOOK ONLY: re-runs the comparison against a copy of the published
-// offsets in which `field` ("interpreter_frame.previous"...) is moved by one
-// word, and makes its verdict the probe's; field NULL re-checks the real
-// ones. Returns the verdict (NULL: frames readable); *known = 0 if `field`
-// is not one the probe compares (or before 3.13).
+// TEST HOOK ONLY: re-runs the checks as if `field` moved by one word: a
+// published offset ("interpreter_frame.previous"..., 3.13+) in a copy of the
+// published ones, or "frame_object.size" (3.11+); the verdict becomes the
+// probe's. field NULL re-checks the real ones. Returns the verdict (NULL:
+// frames readable); *known = 0 if `field` is not one the probe compares (or
+// before 3.11).
 const char *rs_debug_perturb_layout(const char *field, int *known);
 
 // The frame embedded in a generator/coroutine/async generator (3.11+); NULL if

@@ -323,7 +323,7 @@ PyObject* probe_debug_perturb_layout(PyObject*, PyObject* const* args, Py_ssize_
     int known = 0;
     const char* verdict = rs_debug_perturb_layout(args[0] == Py_None ? nullptr : field.c_str(), &known);
     if (!known) {
-        PyErr_SetString(PyExc_ValueError, "not a published offset the probe compares (or Python < 3.13)");
+        PyErr_SetString(PyExc_ValueError, "not a layout field the probe compares (published offsets: 3.13+; frame_object.size: 3.11+)");
         return nullptr;
     }
     return layout_verdict(verdict);
