@@ -1,27 +1,23 @@
-// The session layer on real files and built snapshots: SnapshotLoader (good,
-// corrupt, truncated and missing files, queue order, progress, cancel,
-// destruction while loading), SnapshotTimeline, Comparison/ComparisonJob and
-// the LatestRequestWorker behind ComparisonJob, FilterJob and ModelBuildJob.
-#include <sys/stat.h>
-
-
+// The session's snapshot bookkeeping on built snapshots: SnapshotTimeline
+// (order by process and sequence, baseline roles, removal, look-up by path),
+// Comparison/ComparisonJob (two and three snapshots, mismatches, newest
+// request wins) and the LatestRequestWorker behind ComparisonJob, FilterJob
+// and ModelBuildJob.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <memory>
 #include <thread>
+#include <vector>
 
-#include <QElapsedTimer>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QtTest>
 
+#include "refscope/analysis/snapshot_analysis.h"
 #include "refscope/analysis/snapshot_diff.h"
-#include "refscope/format/snapshot_io.h"
 #include "session/comparison.h"
 #include "session/latest_request_worker.h"
-#include "session/snapshot_loader.h"
 #include "session/snapshot_timeline.h"
 #include "session_fixtures.h"
 
@@ -32,84 +28,12 @@ namespace {
 
 QString data_file(const char* name) { return QStringLiteral(REFSCOPE_TEST_DATA_DIR "/") + QLatin1String(name); }
 
-// Every signal of a loader, in the order it was emitted, as "kind:path".
-class LoaderRecorder {
-public:
-    explicit LoaderRecorder(SnapshotLoader& loader) {
-        QObject::connect(&loader, &SnapshotLoader::started, [this](const QString& path, int) {
-            events << QStringLiteral("started:") + path;
-        });
-        QObject::connect(&loader, &SnapshotLoader::progress, [this](const QString& path, const QString& stage, int percent) {
-            progress << Progress{path, stage, percent, clock.elapsed()};
-        });
-        QObject::connect(&loader, &SnapshotLoader::loaded, [this](const AnalysisPtr& analysis) {
-            events << QStringLiteral("loaded:") + QString::fromStdString(analysis->path());
-            analyses.push_back(analysis);
-        });
-        QObject::connect(&loader, &SnapshotLoader::failed, [this](const QString& path, const QString& message) {
-            events << QStringLiteral("failed:") + path;
-            messages << message;
-        });
-        QObject::connect(&loader, &SnapshotLoader::cancelled, [this](const QString& path) {
-            events << QStringLiteral("cancelled:") + path;
-        });
-        QObject::connect(&loader, &SnapshotLoader::idle, [this] { events << QStringLiteral("idle"); });
-        clock.start();
-    }
-    // The events without "started:" (whose timing relative to cancel varies).
-    QStringList ends() const {
-        QStringList result;
-        for (const QString& e : events) {
-            if (!e.startsWith(QLatin1String("started:"))) result << e;
-        }
-        return result;
-    }
-    bool waitIdle(int ms = 60'000) {
-        // qWaitFor sleeps between rounds of events: no core taken from the worker.
-        return QTest::qWaitFor([this] { return events.contains(QStringLiteral("idle")); }, ms);
-    }
-
-    struct Progress {
-        QString path, stage;
-        int percent;
-        qint64 at_ms;
-    };
-    QElapsedTimer clock;
-    QStringList events;
-    QStringList messages;
-    QList<Progress> progress;
-    std::vector<AnalysisPtr> analyses;
-};
-
-// The message format::read_snapshot_file gives for `path`.
-QString reader_message(const QString& path) {
-    try {
-        format::read_snapshot_file(path.toStdString());
-    } catch (const format::ReadError& e) {
-        return QString::fromUtf8(e.what());
-    }
-    return {};
-}
-
 }  // namespace
 
-class SessionTest : public QObject {
+class TimelineComparisonTest : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
-
-    void loadsGoodFile_data();
-    void loadsGoodFile();
-    void reportsReaderErrors_data();
-    void reportsReaderErrors();
-    void queueKeepsOrderAndEndsIdleOnce();
-    void progressIsMonotonicAndThrottled();
-    void cancelMidQueue();
-    void refusesNamedPipes();
-    void cancelWhenIdleDoesNothing();
-    void destroyWhileLoading();
-
     void timelineOrdersByProcessAndSequence();
     void timelineBaselineRoles();
     void timelineRemoveAndFindByPath();
@@ -123,210 +47,9 @@ private slots:
     void latestRequestWorkerDeliversNewestOnly();
     void latestRequestWorkerCancelAndNoDelivery();
     void latestRequestWorkerDestroyedDropsDeliveries();
-
-private:
-    QTemporaryDir dir_;
-    QString big_file_;
 };
 
-void SessionTest::initTestCase() {
-    QVERIFY(dir_.isValid());
-    big_file_ = dir_.filePath(QStringLiteral("big.rscope"));
-    // Big enough that loading takes a while (several progress steps), small
-    // enough for the ASan build.
-    QVERIFY(testing::write_synthetic_heap(big_file_, 400'000));
-}
-
-// Both pinned formats (1.0 and 1.3, docs/format.md "Versioning") open.
-void SessionTest::loadsGoodFile_data() {
-    QTest::addColumn<QString>("good");
-    QTest::newRow("format 1.0") << data_file("good-v1.rscope");
-    QTest::newRow("format 1.3") << data_file("good-v1.3.rscope");
-}
-
-void SessionTest::loadsGoodFile() {
-    QFETCH(QString, good);
-    SnapshotLoader loader;
-    LoaderRecorder record(loader);
-    QVERIFY(!loader.isBusy());
-    loader.load({good});
-    QVERIFY(loader.isBusy());
-    QVERIFY(record.waitIdle());
-    QCOMPARE(record.events, (QStringList{"started:" + good, "loaded:" + good, "idle"}));
-    QVERIFY(!loader.isBusy());
-    QCOMPARE(record.analyses.size(), size_t{1});
-    const AnalysisPtr& a = record.analyses.front();
-    const Snapshot expected = format::read_snapshot_file(good.toStdString());
-    QCOMPARE(a->snapshot().node_count(), expected.node_count());
-    QCOMPARE(a->snapshot().edge_count(), expected.edge_count());
-    // Every stage ran: the window shows retained sizes and suspects.
-    QVERIFY(a->dominators() != nullptr);
-    QVERIFY(a->cycles() != nullptr);
-    QVERIFY(a->suspects() != nullptr);
-}
-
-void SessionTest::reportsReaderErrors_data() {
-    QTest::addColumn<QString>("path");
-    QTest::addColumn<QString>("expected_fragment");
-    QTest::newRow("bad magic") << data_file("bad-magic.rscope") << "not a refscope snapshot";
-    QTest::newRow("truncated") << data_file("truncated.rscope") << "the input ends after";
-    QTest::newRow("bad checksum") << data_file("bad-checksum.rscope") << "checksum mismatch";
-    QTest::newRow("corrupt ids") << data_file("corrupt-ids.rscope") << "out of range";
-    QTest::newRow("newer version") << data_file("newer-version.rscope") << "open it with refscope 2.0.0 or later";
-    QTest::newRow("absurd count") << data_file("absurd-count.rscope") << "exceeds the limit";
-    QTest::newRow("missing") << dir_.filePath(QStringLiteral("no-such-file.rscope")) << "No such file";
-    QTest::newRow("directory") << dir_.path() << "is a directory";
-}
-
-void SessionTest::reportsReaderErrors() {
-    QFETCH(QString, path);
-    QFETCH(QString, expected_fragment);
-    SnapshotLoader loader;
-    LoaderRecorder record(loader);
-    loader.load({path});
-    QVERIFY(record.waitIdle());
-    QCOMPARE(record.ends(), (QStringList{"failed:" + path, "idle"}));
-    QCOMPARE(record.messages.size(), 1);
-    // The reader's own message, unchanged.
-    QCOMPARE(record.messages.front(), reader_message(path));
-    QVERIFY2(record.messages.front().contains(expected_fragment), qPrintable(record.messages.front()));
-}
-
-void SessionTest::queueKeepsOrderAndEndsIdleOnce() {
-    SnapshotLoader loader;
-    LoaderRecorder record(loader);
-    const QString good = data_file("good-v1.rscope");
-    const QString bad = data_file("truncated.rscope");
-    const QString missing = dir_.filePath(QStringLiteral("missing.rscope"));
-    loader.load({good, bad});
-    loader.load({missing, good});
-    QVERIFY(record.waitIdle());
-    // Let anything stray arrive.
-    QTest::qWait(50);
-    QCOMPARE(record.ends(),
-             (QStringList{"loaded:" + good, "failed:" + bad, "failed:" + missing, "loaded:" + good, "idle"}));
-    QCOMPARE(record.events.count(QStringLiteral("idle")), 1);
-    // Each load is its own analysis.
-    QCOMPARE(record.analyses.size(), size_t{2});
-    QVERIFY(record.analyses[0] != record.analyses[1]);
-}
-
-void SessionTest::progressIsMonotonicAndThrottled() {
-    SnapshotLoader loader;
-    LoaderRecorder record(loader);
-    loader.load({big_file_});
-    QVERIFY(record.waitIdle());
-    QCOMPARE(record.ends(), (QStringList{"loaded:" + big_file_, "idle"}));
-    QVERIFY(!record.progress.isEmpty());
-    int last = -1;
-    for (const auto& p : record.progress) {
-        QCOMPARE(p.path, big_file_);
-        QVERIFY(!p.stage.isEmpty());
-        QVERIFY2(p.percent >= last, "progress went backwards");
-        QVERIFY(p.percent >= 0 && p.percent <= 100);
-        last = p.percent;
-    }
-    // Throttled: at most one signal per interval (plus the first).
-    const qint64 span = record.progress.back().at_ms - record.progress.front().at_ms;
-    QVERIFY2(record.progress.size() <= span / SnapshotLoader::kProgressInterval.count() + 2,
-             qPrintable(QStringLiteral("%1 signals in %2 ms").arg(record.progress.size()).arg(span)));
-}
-
-void SessionTest::cancelMidQueue() {
-    // A gate in front of the real pipeline holds the first load until the
-    // test has cancelled: the cancel lands mid-load every time, whatever the
-    // machine's speed. The pipeline then sees the cancel flag and stops.
-    std::mutex gate_mutex;
-    std::condition_variable gate_changed;
-    bool gate_open = false;
-    const QString good = data_file("good-v1.rscope");
-    SnapshotLoader loader;
-    loader.setLoadFunction([&](const std::string& path, const analysis::AnalysisOptions& options) {
-        if (path == big_file_.toStdString()) {
-            std::unique_lock lock(gate_mutex);
-            gate_changed.wait(lock, [&] { return gate_open; });
-        }
-        return analysis::SnapshotAnalysis::load(path, options);
-    });
-    LoaderRecorder record(loader);
-    QSignalSpy started(&loader, &SnapshotLoader::started);
-    loader.load({big_file_, good, big_file_});
-    QVERIFY(started.wait(10'000));
-    QCOMPARE(started.front().front().toString(), big_file_);
-    QCOMPARE(loader.queuedCount(), 2);
-
-    loader.cancel();
-    // The queued ones are cancelled at once; the running one is not over yet.
-    QCOMPARE(record.ends(), (QStringList{"cancelled:" + good, "cancelled:" + big_file_}));
-    QCOMPARE(loader.queuedCount(), 0);
-    QVERIFY(loader.isBusy());
-
-    {
-        std::lock_guard lock(gate_mutex);
-        gate_open = true;
-    }
-    gate_changed.notify_all();
-    QVERIFY(record.waitIdle());
-    QCOMPARE(record.ends(),
-             (QStringList{"cancelled:" + good, "cancelled:" + big_file_, "cancelled:" + big_file_, "idle"}));
-    QVERIFY(record.analyses.empty());
-    QVERIFY(!loader.isBusy());
-
-    // The loader works on after a cancel.
-    loader.load({good});
-    record.events.clear();
-    QVERIFY(record.waitIdle());
-    QCOMPARE(record.ends(), (QStringList{"loaded:" + good, "idle"}));
-}
-
-void SessionTest::refusesNamedPipes() {
-    // open() on a FIFO waits for a writer: the loader must not.
-    const QString fifo = dir_.filePath(QStringLiteral("pipe.rscope"));
-    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
-    SnapshotLoader loader;
-    LoaderRecorder record(loader);
-    loader.load({fifo});
-    QVERIFY(record.waitIdle(10'000));
-    QCOMPARE(record.ends(), (QStringList{"failed:" + fifo, "idle"}));
-    QVERIFY2(record.messages.front().contains(QLatin1String("not a regular file")), qPrintable(record.messages.front()));
-}
-
-void SessionTest::cancelWhenIdleDoesNothing() {
-    SnapshotLoader loader;
-    LoaderRecorder record(loader);
-    loader.cancel();
-    loader.load({});
-    QTest::qWait(30);
-    QVERIFY(record.events.isEmpty());
-    QVERIFY(!loader.isBusy());
-}
-
-void SessionTest::destroyWhileLoading() {
-    bool destroying = false;
-    int signals_while_destroying = 0;
-    QElapsedTimer timer;
-    auto loader = std::make_unique<SnapshotLoader>();
-    QSignalSpy started(loader.get(), &SnapshotLoader::started);
-    const auto count = [&] { signals_while_destroying += destroying ? 1 : 0; };
-    QObject::connect(loader.get(), &SnapshotLoader::loaded, count);
-    QObject::connect(loader.get(), &SnapshotLoader::failed, count);
-    QObject::connect(loader.get(), &SnapshotLoader::cancelled, count);
-    QObject::connect(loader.get(), &SnapshotLoader::idle, count);
-    loader->load({big_file_, big_file_, big_file_});
-    QVERIFY(started.wait(10'000));
-    destroying = true;
-    timer.start();
-    loader.reset();  // cancels and joins
-    // The worker stopped at the next stage boundary: well under a full load
-    // of three files.
-    QVERIFY2(timer.elapsed() < 20'000, qPrintable(QString::number(timer.elapsed())));
-    // Events the worker posted before it stopped died with the loader: no
-    // signal is emitted during or after destruction.
-    QCoreApplication::processEvents();
-    QCOMPARE(signals_while_destroying, 0);
-}
-
-void SessionTest::timelineOrdersByProcessAndSequence() {
+void TimelineComparisonTest::timelineOrdersByProcessAndSequence() {
     SnapshotTimeline timeline;
     QSignalSpy changed(&timeline, &SnapshotTimeline::snapshotsChanged);
     const AnalysisPtr b2 = testing::analyse(testing::make_registry_snapshot(20, 2, 200));
@@ -348,7 +71,7 @@ void SessionTest::timelineOrdersByProcessAndSequence() {
     QCOMPARE(timeline.count(), 4);
 }
 
-void SessionTest::timelineBaselineRoles() {
+void TimelineComparisonTest::timelineBaselineRoles() {
     SnapshotTimeline timeline;
     QSignalSpy comparison(&timeline, &SnapshotTimeline::comparisonChanged);
     const AnalysisPtr s1 = testing::analyse(testing::make_registry_snapshot(10, 1));
@@ -394,19 +117,19 @@ void SessionTest::timelineBaselineRoles() {
     QCOMPARE(timeline.current(), s3);
 }
 
-void SessionTest::timelineRemoveAndFindByPath() {
+void TimelineComparisonTest::timelineRemoveAndFindByPath() {
     SnapshotTimeline timeline;
     timeline.setAutoBaseline(false);
-    SnapshotLoader loader;
-    LoaderRecorder record(loader);
-    loader.load({data_file("good-v1.rscope"), big_file_});
-    QVERIFY(record.waitIdle());
-    QCOMPARE(record.analyses.size(), size_t{2});
-    for (const AnalysisPtr& a : record.analyses) timeline.add(a);
+    // Two snapshots read from files, as the loader reads them.
+    std::vector<AnalysisPtr> files;
+    for (const char* name : {"good-v1.rscope", "good-v1.3.rscope"}) {
+        files.push_back(analysis::SnapshotAnalysis::load(data_file(name).toStdString(), {}));
+        timeline.add(files.back());
+    }
     // Found through another spelling of the same path.
     const QString dotted = QStringLiteral(REFSCOPE_TEST_DATA_DIR "/../data/good-v1.rscope");
-    QCOMPARE(timeline.findByPath(dotted), record.analyses[0]);
-    QVERIFY(!timeline.findByPath(dir_.filePath(QStringLiteral("nothing.rscope"))));
+    QCOMPARE(timeline.findByPath(dotted), files[0]);
+    QVERIFY(!timeline.findByPath(data_file("nothing.rscope")));
 
     const AnalysisPtr s1 = testing::analyse(testing::make_registry_snapshot(10, 1));
     const AnalysisPtr s2 = testing::analyse(testing::make_registry_snapshot(20, 2));
@@ -427,7 +150,7 @@ void SessionTest::timelineRemoveAndFindByPath() {
     QVERIFY(!timeline.current());
 }
 
-void SessionTest::comparisonOfTwoSnapshots() {
+void TimelineComparisonTest::comparisonOfTwoSnapshots() {
     const AnalysisPtr before = testing::analyse(testing::make_registry_snapshot(10, 1));
     const AnalysisPtr after = testing::analyse(testing::make_registry_snapshot(60, 2));
     const ComparisonPtr c = analysis::Comparison::compute(before, nullptr, after);
@@ -450,7 +173,7 @@ void SessionTest::comparisonOfTwoSnapshots() {
     QVERIFY(comparisonDescription(*c).contains(QLatin1String("against #1 after 10 logins")));
 }
 
-void SessionTest::comparisonOfThreeSnapshots() {
+void TimelineComparisonTest::comparisonOfThreeSnapshots() {
     const AnalysisPtr s1 = testing::analyse(testing::make_registry_snapshot(10, 1));
     const AnalysisPtr s2 = testing::analyse(testing::make_registry_snapshot(30, 2));
     const AnalysisPtr s3 = testing::analyse(testing::make_registry_snapshot(50, 3));
@@ -466,7 +189,7 @@ void SessionTest::comparisonOfThreeSnapshots() {
     QVERIFY(session->kinds & analysis::kSuspectSurvivor);
 }
 
-void SessionTest::comparisonMismatch() {
+void TimelineComparisonTest::comparisonMismatch() {
     const AnalysisPtr s1 = testing::analyse(testing::make_registry_snapshot(10, 1));
     const AnalysisPtr s2 = testing::analyse(testing::make_registry_snapshot(20, 2));
     const AnalysisPtr elsewhere = testing::analyse(testing::make_registry_snapshot(20, 2, 777));
@@ -490,7 +213,7 @@ void SessionTest::comparisonMismatch() {
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, analysis::Comparison::compute(s1, nullptr, bare));
 }
 
-void SessionTest::comparisonJobDeliversNewestOnly() {
+void TimelineComparisonTest::comparisonJobDeliversNewestOnly() {
     const AnalysisPtr s1 = testing::analyse(testing::make_registry_snapshot(10, 1));
     const AnalysisPtr s2 = testing::analyse(testing::make_registry_snapshot(20, 2));
     const AnalysisPtr s3 = testing::analyse(testing::make_registry_snapshot(40, 3));
@@ -522,7 +245,7 @@ void SessionTest::comparisonJobDeliversNewestOnly() {
     QVERIFY(!job.isRunning());
 }
 
-void SessionTest::comparisonJobReportsMismatch() {
+void TimelineComparisonTest::comparisonJobReportsMismatch() {
     const AnalysisPtr s1 = testing::analyse(testing::make_registry_snapshot(10, 1));
     const AnalysisPtr elsewhere = testing::analyse(testing::make_registry_snapshot(20, 2, 777, "/usr/bin/other"));
     ComparisonJob job;
@@ -535,7 +258,7 @@ void SessionTest::comparisonJobReportsMismatch() {
     QVERIFY(!job.result());
 }
 
-void SessionTest::latestRequestWorkerDeliversNewestOnly() {
+void TimelineComparisonTest::latestRequestWorkerDeliversNewestOnly() {
     LatestRequestWorker worker(LatestRequestWorker::Priority::Background);
     QStringList delivered;
     // The first task runs until the test has made it stale.
@@ -559,7 +282,7 @@ void SessionTest::latestRequestWorkerDeliversNewestOnly() {
     QCOMPARE(delivered, QStringList{QStringLiteral("second")});
 }
 
-void SessionTest::latestRequestWorkerCancelAndNoDelivery() {
+void TimelineComparisonTest::latestRequestWorkerCancelAndNoDelivery() {
     LatestRequestWorker worker(LatestRequestWorker::Priority::Normal);
     int delivered = 0;
     worker.start([&](const std::atomic<bool>&) -> LatestRequestWorker::Delivery { return [&] { ++delivered; }; });
@@ -576,7 +299,7 @@ void SessionTest::latestRequestWorkerCancelAndNoDelivery() {
     QVERIFY(!worker.busy());
 }
 
-void SessionTest::latestRequestWorkerDestroyedDropsDeliveries() {
+void TimelineComparisonTest::latestRequestWorkerDestroyedDropsDeliveries() {
     int delivered = 0;
     auto held = std::make_shared<int>(0);  // what a delivery holds (a model, a result)
     {
@@ -606,5 +329,5 @@ void SessionTest::latestRequestWorkerDestroyedDropsDeliveries() {
     QCOMPARE(held.use_count(), 1L);
 }
 
-QTEST_GUILESS_MAIN(SessionTest)
-#include "session_test.moc"
+QTEST_GUILESS_MAIN(TimelineComparisonTest)
+#include "timeline_comparison_test.moc"
