@@ -78,12 +78,9 @@ def attach_without_probe():
     sleeper = subprocess.Popen([other_python(), "-c", "import time; time.sleep(120)"])
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            token = os.path.join(tmp, "token")
-            with open(token, "w") as f:
-                f.write("00112233445566778899aabbccddeeff\n")
             return run([os.environ["REFSCOPE_PYTHON"], "-m", "refscope", "attach", str(sleeper.pid),
-                        "--address", "unix:" + os.path.join(tmp, "live.sock"), "--token-file", token],
-                       env=probe_env()).strip()
+                        "--address", "unix:" + os.path.join(tmp, "live.sock"),
+                        "--token", "00112233445566778899aabbccddeeff"], env=probe_env()).strip()
     finally:
         sleeper.kill()
         sleeper.wait()
