@@ -9,8 +9,8 @@
 
     make_guide.py check --source docs/guide --tests tests
         without a build: every picture a chapter shows is named by some test
-        source (so renaming one in a test cannot leave the chapter pointing
-        at nothing), and every relative link of the chapters resolves, its
+        source, whole or as two quoted parts joined by '-' (so renaming one
+        in a test cannot leave the chapter pointing at nothing), and every relative link of the chapters resolves, its
         #anchor included. CTest runs it (docs.guide_sources, label docs).
 
 Pictures are never committed: a chapter names `images/<name>.png` and a test
@@ -93,16 +93,24 @@ def test_sources(tests):
                 yield os.path.join(folder, file)
 
 
+QUOTED = re.compile(r"[\"']([\w.-]+?)(?:\.png)?[\"']")
+
+
 def unwritten_images(source, tests):
-    """'chapter: images/NAME.png' for each picture no test source names."""
-    texts = [read(path) for path in test_sources(tests)]
-    problems = []
-    for name in chapters(source):
-        for image in images_of(read(os.path.join(source, name))):
-            quoted = re.compile(r"[\"']%s(\.png)?[\"']" % re.escape(image))
-            if not any(quoted.search(text) for text in texts):
-                problems.append("%s: images/%s.png" % (name, image))
-    return problems
+    """'chapter: images/NAME.png' for each picture no test source names:
+    NAME quoted whole ("reading-path"), or as two quoted parts a test joins
+    with '-' ("hunt-nanobind" and "path": one test, several chapters)."""
+    quoted = set()
+    for path in test_sources(tests):
+        quoted.update(QUOTED.findall(read(path)))
+
+    def named(image):
+        return image in quoted or any(image[:i] in quoted and image[i + 1:] in quoted
+                                      for i, c in enumerate(image) if c == "-")
+    return ["%s: images/%s.png" % (name, image)
+            for name in chapters(source)
+            for image in images_of(read(os.path.join(source, name)))
+            if not named(image)]
 
 
 def missing_images(source, images):

@@ -19,6 +19,7 @@ INDEX = """# The guide
 
 ![Start](images/first-start.png)
 ![Gone](images/first-gone.png)
+![Made of two parts](images/hunt-one-fixed-diff.png)
 
 See [the chapter](chapter.md#reading-the-path-why), [a missing one](nowhere.md),
 [a bad anchor](chapter.md#no-such-heading), [the reference](../reference.md)
@@ -53,7 +54,9 @@ class MakeGuideTest(unittest.TestCase):
         write(os.path.join(self.source, "chapter.md"), CHAPTER)
         write(os.path.join(self.root, "docs", "reference.md"), "# Reference\n")
         self.tests = os.path.join(self.root, "tests")
-        write(os.path.join(self.tests, "a_test.cpp"), 'save_guide_image(window, "first-start");\n')
+        write(os.path.join(self.tests, "a_test.cpp"), 'save_guide_image(window, "first-start");\n'
+                                                       'picture(window, QStringLiteral("fixed-diff"));\n')
+        write(os.path.join(self.tests, "hunts.py"), "HUNTS = {'hunt-one': {}}\n")
 
     def call(self, *argv):
         out, err = io.StringIO(), io.StringIO()
@@ -83,6 +86,7 @@ class MakeGuideTest(unittest.TestCase):
     def test_build_renders_and_names_each_missing_picture(self):
         out_dir = os.path.join(self.root, "build", "guide")
         write(os.path.join(out_dir, "images", "first-start.png"), "png")
+        write(os.path.join(out_dir, "images", "hunt-one-fixed-diff.png"), "png")
         write(os.path.join(out_dir, "removed.html"), "a chapter that is gone")
         code, _, err = self.call("build", "--source", self.source, "--out", out_dir)
         self.assertEqual(code, 1)
