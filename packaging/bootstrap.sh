@@ -9,7 +9,8 @@
 #                                 prints the path, screenshot in
 #                                 build/dev/demo/refscope-demo.png)
 #   packaging/bootstrap.sh test   build (dev, ASan and fuzz presets), run every test
-#                                 and each fuzzer for a minute,
+#                                 and each fuzzer for a minute, assemble the user
+#                                 guide with the tests' pictures (build/dev/guide),
 #                                 then build and test inside the Debian 13 and
 #                                 Debian testing roots (packaging/distro-root.sh)
 #   packaging/bootstrap.sh build  only install and build (dev preset; the build
@@ -39,6 +40,7 @@ packages=(
     pybind11-dev python3-pybind11 python3-numpy python3-numba python3-pytest
     python3-django python3-sympy python3-pandas  # the real-program tier (tests/realprograms)
     gdb                          # python -m refscope attach, and its tests
+    python3-markdown             # the user guide's HTML (the guide target, docs/make_guide.py)
     debootstrap curl             # the Debian 13/testing test roots (packaging/distro-root.sh)
     clang libclang-rt-14-dev     # the libFuzzer targets (tests/fuzz, the fuzz preset)
 )
@@ -90,6 +92,9 @@ test)
     # Each tier says how long it took (docs/support.md lists typical times).
     tier() { local t=$SECONDS; "$@"; echo "bootstrap: [$* ] took $((SECONDS - t)) s"; }
     tier ctest --preset dev -j"$(nproc)"
+    # The user guide, with the pictures the tests just saved: fails naming
+    # any picture a chapter shows that no test saved (docs/packaging.md).
+    tier cmake --build --preset dev --target guide
     tier build_preset asan
     tier ctest --preset asan -j"$(nproc)"
     # The libFuzzer targets (clang): CTest replays every committed corpus

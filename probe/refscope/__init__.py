@@ -19,7 +19,27 @@ survivor's retention path and writing the snapshot beside the test.
 import os as _os
 import threading as _threading
 
-from . import _probe
+try:
+    from . import _probe
+except ImportError:
+    # A package folder shared by several Pythons (the build tree's, the
+    # Debian package's /usr/lib/refscope/python) holds one extension per
+    # Python it was built for. Under another Python the import fails with
+    # "partially initialized module ... (most likely due to a circular
+    # import)", which points the wrong way: say which Pythons it has.
+    import importlib.machinery as _machinery
+    import sys as _sys
+    from ._processes import PACKAGE_DIR as _dir, built_probe_versions as _built
+    if any(_os.path.exists(_os.path.join(_dir, "_probe" + s)) for s in _machinery.EXTENSION_SUFFIXES):
+        raise  # there is one for this Python, and it failed: Python's own reason
+    import sysconfig as _sysconfig
+    if _sysconfig.get_config_var("Py_GIL_DISABLED"):
+        raise ImportError("refscope's probe does not support free-threaded Python builds (%s); "
+                          "run a GIL build of Python" % _sys.executable) from None
+    raise ImportError("refscope has no probe for Python %d.%d in %s (it has probes for %s): run a Python "
+                      "it was built for, or install the wheel for this one (docs/packaging.md)"
+                      % (_sys.version_info[0], _sys.version_info[1], _dir,
+                         ", ".join("%d.%d" % v for v in _built()) or "none")) from None
 from ._leak_check import LeakError, leak_check
 from ._version import __version__
 

@@ -190,6 +190,11 @@ void LiveWindowTest::snapshotsJoinTheTimelineAndCompare() {
     const QString picture = testing::output_file("live-window.png");
     QVERIFY(window.grab().save(picture, "PNG"));
     qInfo("screenshot: %s", qPrintable(picture));
+    // The user guide's (docs/guide/live.md): the window, and the Connections panel alone.
+    window.resize(1280, 800);
+    QVERIFY(wait_settled(window));
+    QVERIFY(testing::save_guide_image(window, "live-window"));
+    QVERIFY(testing::save_guide_image(*window.live()->panel(), "live-connections-panel"));
 
     // Disconnect, like Take Snapshot, acts on the only process without a
     // choice in the table (issue 16, defect D: it stayed disabled until a
@@ -368,6 +373,7 @@ void LiveWindowTest::attachDialogAttachesARealProcess() {
     for (int i = 0; i < list->topLevelItemCount(); ++i) shown += list->topLevelItem(i)->isHidden() ? 0 : 1;
     QVERIFY(shown >= 1 && !row->isHidden());
     QVERIFY(dialog->grab().save(testing::output_file("live-attach-dialog.png"), "PNG"));
+    QVERIFY(testing::save_guide_image(*dialog, "live-attach-dialog"));
     dialog->filterField()->setText(QStringLiteral("no-such-program-xyz"));
     QVERIFY(row->isHidden());
     dialog->filterField()->clear();

@@ -358,6 +358,11 @@ void FirstUseWindowTest::keyColumnsFitTheWindow() {
             // The unit is part of the text: "29.2 KiB", "-3 B".
             const QString bytes = t.view->model()->index(0, t.bytes_column).data().toString();
             QVERIFY2(bytes.endsWith(QLatin1Char('B')), qPrintable(bytes));
+            // The user guide's pictures of the Summary and the Diff (docs/guide/reading.md).
+            if (size == QSize(1280, 800) && t.panel == Workspace::Panel::Summary)
+                QVERIFY(testing::save_guide_image(*w->summaryPanel(), "reading-summary"));
+            if (size == QSize(1280, 800) && t.panel == Workspace::Panel::Diff)
+                QVERIFY(testing::save_guide_image(*w->diffPanel(), "reading-diff"));
         }
         // Regrouping replaces the summary's model (built on a worker): the
         // new names get their width, not the old grouping's — a fit done

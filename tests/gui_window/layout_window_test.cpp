@@ -259,6 +259,13 @@ void LayoutWindowTest::reasonPaneShowsAWholeReason() {
     // The table keeps rows to choose from.
     QVERIFY(panel->view()->viewport()->height() >= 5 * panel->view()->verticalHeader()->defaultSectionSize());
     QVERIFY(window.grab().save(testing::output_file("layout-suspects-1280x800.png"), "PNG"));
+    // The user guide's pictures of this state (docs/guide/first-snapshot.md, reading.md):
+    // the window, the suspects panel, and the graph beside them.
+    QVERIFY(testing::save_guide_image(window, "first-snapshot-window"));
+    QVERIFY(testing::save_guide_image(*panel, "reading-suspects"));
+    auto* graph = testing::find<QWidget>(window, "graphPanel");
+    QVERIFY(graph && graph->isVisible());
+    QVERIFY(testing::save_guide_image(*graph, "reading-graph"));
 
     // The trees fit on the scenario's top suspect too (where "root: fram…"
     // was seen).
@@ -269,6 +276,8 @@ void LayoutWindowTest::reasonPaneShowsAWholeReason() {
                      qPrintable(tree_fit_problem(t.view, t.main_column, t.text_columns)));
         QVERIFY(window.grab().save(
             testing::output_file(qPrintable(QStringLiteral("layout-scenario-%1.png").arg(t.view->objectName()))), "PNG"));
+        if (t.panel == Workspace::Panel::Inspector)
+            QVERIFY(testing::save_guide_image(*window.workspace()->inspectorPanel(), "reading-inspector"));
     }
 }
 
@@ -307,6 +316,7 @@ void LayoutWindowTest::pathBoxShowsRootAndAllocation() {
                             .arg(bottom_of(QStringLiteral("from_request_payload")))));
     QCOMPARE(browser->verticalScrollBar()->value(), 0);
     QVERIFY(window.grab().save(testing::output_file("layout-path-1280x800.png"), "PNG"));
+    QVERIFY(testing::save_guide_image(*w->pathPanel(), "reading-path"));
 
     // A narrow box: the lines are wider than it, and wrap.
     auto* columns = window.findChild<QSplitter*>(QStringLiteral("mainSplitter"));

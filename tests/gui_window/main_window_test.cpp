@@ -108,6 +108,7 @@ private slots:
 
 void MainWindowTest::emptyStateAtStart() {
     MainWindow window;
+    window.resize(1280, 800);
     window.show();
     auto* pages = qobject_cast<QStackedWidget*>(window.centralWidget());
     QVERIFY(pages);
@@ -119,6 +120,7 @@ void MainWindowTest::emptyStateAtStart() {
     QCOMPARE(window.windowTitle(), QStringLiteral("refscope"));
     QVERIFY(window.countsText().isEmpty());
     QVERIFY(!window.windowIcon().isNull());
+    QVERIFY(testing::save_guide_image(window, "first-snapshot-start-page"));
 }
 
 void MainWindowTest::opensScenarioAsComparison() {

@@ -116,6 +116,21 @@ SKIPPED = ["test_demo.py::test_skipped", "test_demo.py::test_skips_itself",
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
+def save_guide_image(path, name):
+    """The user guide's picture of a leaking test's path image
+    (docs/guide/pytest.md), into $REFSCOPE_GUIDE_IMAGES when set. Only
+    Debian's Python writes it (one picture, not one per interpreter racing
+    for the name), through a temporary name."""
+    folder = os.environ.get("REFSCOPE_GUIDE_IMAGES")
+    if not folder or not sys.executable.startswith("/usr/bin/"):
+        return
+    os.makedirs(folder, exist_ok=True)
+    target = os.path.join(folder, name + ".png")
+    with open(path, "rb") as source, open(target + ".tmp%d" % os.getpid(), "wb") as copy:
+        copy.write(source.read())
+    os.replace(target + ".tmp%d" % os.getpid(), target)
+
+
 def outcomes(junit_path):
     """nodeid -> (outcome, failure text) from pytest's junit XML."""
     result = {}
@@ -208,6 +223,9 @@ class PytestPluginTest(unittest.TestCase):
             self.assertIn("['CACHE']", results["test_demo.py::test_leaks"][1])
             self.assertIn("leak path image: " + leak_dir + os.sep,
                           results["test_demo.py::test_leaks"][1])
+            [image] = [n for n in self.files_of(self.files(leak_dir), "test_demo.py::test_leaks")
+                       if n.endswith(".leak.png")]
+            save_guide_image(os.path.join(leak_dir, image), "pytest-leak-path")
         outcome, text = results[FAILING_ON_ITS_OWN]
         self.assertEqual(outcome, "failed")
         self.assertIn("its own failure", text)
