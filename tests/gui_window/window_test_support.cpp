@@ -20,6 +20,13 @@ QString data_file(const char* name) { return QStringLiteral(REFSCOPE_TEST_DATA_D
 
 QString output_file(const char* name) { return QStringLiteral(REFSCOPE_TEST_OUTPUT_DIR "/") + QLatin1String(name); }
 
+QString guide_image(const QString& name) {
+    const QString folder = qEnvironmentVariable("REFSCOPE_GUIDE_IMAGES");
+    if (folder.isEmpty()) return output_file(qPrintable(name));
+    QDir().mkpath(folder);
+    return QDir(folder).filePath(name);
+}
+
 bool open_snapshot(app::MainWindow& window, const QTemporaryDir& dir, const Snapshot& snapshot, const char* name) {
     const std::string path = dir.filePath(QLatin1String(name)).toStdString();
     format::write_snapshot_file(snapshot, path);

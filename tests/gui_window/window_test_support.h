@@ -24,6 +24,11 @@ namespace refscope::testing {
 QString data_file(const char* name);
 // Where tests write files worth keeping (the screenshot): the build folder.
 QString output_file(const char* name);
+// Where a picture for the user guide goes: `name` in $REFSCOPE_GUIDE_IMAGES
+// (the build tree's guide/images, set by the test's properties; docs/guide
+// references it as images/NAME), created if missing; output_file(name) when
+// the variable is unset (the test run by hand).
+QString guide_image(const QString& name);
 
 // Writes `snapshot` to `dir`/`name`, shows `window` and opens the file in it;
 // true when it opened without errors and the window settled.
