@@ -15,10 +15,11 @@ import json
 import os
 import sys
 
-import numba
-import numpy as np
-import refscope
-from numba.core.runtime import rtsys
+os.environ.setdefault("NUMBA_NRT_STATS", "1")  # Numba 0.59+ counts allocations only when asked
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+import refscope  # noqa: E402
+from numba.core.runtime import rtsys  # noqa: E402
 
 fixed = "--fixed" in sys.argv[2:]
 
