@@ -20,14 +20,14 @@ QString data_file(const char* name) { return QStringLiteral(REFSCOPE_TEST_DATA_D
 
 QString output_file(const char* name) { return QStringLiteral(REFSCOPE_TEST_OUTPUT_DIR "/") + QLatin1String(name); }
 
-bool save_guide_image(QWidget& widget, const char* name) {
+bool save_guide_image(QWidget& widget, const QString& name) {
     const QString dir = qEnvironmentVariable("REFSCOPE_GUIDE_IMAGES");
     if (dir.isEmpty()) {
-        qWarning("REFSCOPE_GUIDE_IMAGES is not set: the guide picture %s.png is not saved", name);
+        qWarning("REFSCOPE_GUIDE_IMAGES is not set: the guide picture %s.png is not saved", qPrintable(name));
         return true;
     }
     if (!QDir().mkpath(dir)) return false;
-    return widget.grab().save(QDir(dir).filePath(QLatin1String(name) + QLatin1String(".png")), "PNG");
+    return widget.grab().save(QDir(dir).filePath(name + QLatin1String(".png")), "PNG");
 }
 
 bool open_snapshot(app::MainWindow& window, const QTemporaryDir& dir, const Snapshot& snapshot, const char* name) {

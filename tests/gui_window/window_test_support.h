@@ -24,13 +24,12 @@ namespace refscope::testing {
 QString data_file(const char* name);
 // Where tests write files worth keeping (the screenshot): the build folder.
 QString output_file(const char* name);
-
 // Saves `widget`'s picture as <name>.png in $REFSCOPE_GUIDE_IMAGES, the
 // folder the user guide's pictures are assembled from (docs/guide, the
 // `guide` target), so the guide shows what the tests saw and cannot go
 // stale. Without the variable (a test run by hand) it warns and saves
 // nothing. False only when saving failed.
-bool save_guide_image(QWidget& widget, const char* name);
+bool save_guide_image(QWidget& widget, const QString& name);
 
 // Writes `snapshot` to `dir`/`name`, shows `window` and opens the file in it;
 // true when it opened without errors and the window settled.
