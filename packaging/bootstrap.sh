@@ -9,10 +9,10 @@
 #                                 prints the path, screenshot in
 #                                 build/dev/demo/refscope-demo.png)
 #   packaging/bootstrap.sh test   build (dev, ASan and fuzz presets), run every test
-#                                 and each fuzzer for a minute, assemble the user
-#                                 guide with the tests' pictures (build/dev/guide),
-#                                 then build and test inside the Debian 13 and
-#                                 Debian testing roots (packaging/distro-root.sh)
+#                                 and each fuzzer for a minute, then build and test
+#                                 inside the Debian 13 and Debian testing roots
+#                                 (packaging/distro-root.sh), then assemble the user
+#                                 guide with the tests' pictures (build/dev/guide)
 #   packaging/bootstrap.sh build  only install and build (dev preset; the build
 #                                 includes the probe's wheels, build/dev/wheels)
 #
@@ -92,9 +92,6 @@ test)
     # Each tier says how long it took (docs/support.md lists typical times).
     tier() { local t=$SECONDS; "$@"; echo "bootstrap: [$* ] took $((SECONDS - t)) s"; }
     tier ctest --preset dev -j"$(nproc)"
-    # The user guide, with the pictures the tests just saved: fails naming
-    # any picture a chapter shows that no test saved (docs/packaging.md).
-    tier cmake --build --preset dev --target guide
     tier build_preset asan
     tier ctest --preset asan -j"$(nproc)"
     # The libFuzzer targets (clang): CTest replays every committed corpus
@@ -110,6 +107,16 @@ test)
         for root in trixie forky; do
             tier bash "$here/packaging/distro-root.sh" test "$root"
         done
+        # The user guide, with the pictures the tests saved: the torch hunts'
+        # pictures are taken on the host from the snapshots the Debian 13
+        # root's run of the same test left (torch is not in Debian 12), so
+        # that test runs again now, then the guide is assembled; it fails
+        # naming any picture a chapter shows that no test saved
+        # (docs/packaging.md, "The user guide").
+        tier ctest --preset dev -R '^cpp_ext[.]test_guide_hunts'
+        tier cmake --build --preset dev --target guide
+    else
+        echo "bootstrap: the user guide is not assembled: its torch pictures come from the Debian 13 root" >&2
     fi
     ;;
 demo)
