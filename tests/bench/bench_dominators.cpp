@@ -27,7 +27,9 @@
 // of the results (BFS distances and parents, immediate dominators, retained
 // sizes, cycle ids and fates, suspects): every run must print the same digest,
 // and an optimisation must not change it. --steps first times the stages one
-// by one, with their CPU time.
+// by one, with their CPU time, the resident size after each and its peak
+// during each (what the stage's results and its scratch cost); with --runs 0
+// nothing else runs (the lowest-memory way to measure a very large heap).
 #include <unistd.h>
 
 #include <algorithm>
@@ -287,11 +289,15 @@ RunResult run_pipeline(const std::string& path, const Config& config, bool descr
 // hardly depends on what else the machine runs, so it is the number to
 // compare builds by on a busy machine.
 void time_steps(const std::string& path) {
+    reset_peak_rss();
     auto start = Clock::now();
     double cpu = process_cpu_seconds();
     const auto step = [&](const char* name) {
         const double now_cpu = process_cpu_seconds();
-        std::printf("  %-14s %6.3f s wall %6.3f s CPU\n", name, seconds_since(start), now_cpu - cpu);
+        std::printf("  %-14s %6.3f s wall %6.3f s CPU  RSS after %6ld MiB, peak during %6ld MiB\n",
+                    name, seconds_since(start), now_cpu - cpu, current_rss_mib(), peak_rss_mib());
+        std::fflush(stdout);
+        reset_peak_rss();
         start = Clock::now();
         cpu = process_cpu_seconds();
     };
@@ -330,7 +336,7 @@ int main(int argc, char** argv) {
         } else if (std::strcmp(argv[i], "--keep") == 0 && i + 1 < argc) {
             keep = argv[++i];
         } else if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
-            runs = std::max(1, std::atoi(argv[++i]));
+            runs = std::max(0, std::atoi(argv[++i]));
         } else if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
             const char* name = argv[++i];
             const auto it = std::find_if(std::begin(kConfigs), std::end(kConfigs),

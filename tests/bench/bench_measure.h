@@ -28,6 +28,17 @@ inline long peak_rss_mib() {
     return -1;
 }
 
+// Resident set size of this process now (VmRSS), in MiB; -1 where /proc is
+// not available.
+inline long current_rss_mib() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10) / 1024;
+    }
+    return -1;
+}
+
 // CPU time of the whole process (every thread) so far, in seconds.
 inline double process_cpu_seconds() {
     timespec t{};
