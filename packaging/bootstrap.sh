@@ -39,6 +39,7 @@ packages=(
     # Debian's python3 (the pyenv Pythons get the header-only parts only).
     pybind11-dev python3-pybind11 python3-numpy python3-numba python3-pytest
     python3-django python3-sympy python3-pandas  # the real-program tier (tests/realprograms)
+    python3-objgraph             # the side-by-side benchmark (tests/bench/bench_side_by_side.py)
     gdb                          # python -m refscope attach, and its tests
     python3-markdown             # the user guide's HTML (the guide target, docs/make_guide.py)
     debootstrap curl             # the Debian 13/testing test roots (packaging/distro-root.sh)

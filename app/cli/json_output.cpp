@@ -115,7 +115,7 @@ void write_json(const InfoReport& r, std::ostream& out) {
     json.key("counts");
     json.begin_object();
     json.field("objects", s.node_count());
-    json.field("references", s.edge_count());
+    json.field("references", r.references);
     json.field("types", s.types.size());
     json.field("strings", s.strings.size());
     json.field("roots", s.roots.size());

@@ -55,7 +55,8 @@ struct HopReport {
 
 struct InfoReport {
     std::string file;
-    const Snapshot* snapshot = nullptr;
+    const Snapshot* snapshot = nullptr;  // without edges (format::SnapshotOutline)
+    uint64_t references = 0;             // the Edges section's count
     uint64_t gc_tracked = 0, immortal = 0, native = 0, type_objects = 0, bytes = 0;
 };
 

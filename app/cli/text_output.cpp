@@ -108,7 +108,7 @@ void write_text(const InfoReport& r, std::ostream& out) {
                               with_thousands(r.native) + " native, " +
                               with_thousands(r.type_objects) + " types)"});
     table.row({"bytes", with_thousands(r.bytes) + " shallow (" + human_bytes(r.bytes) + ")"});
-    table.row({"references", with_thousands(s.edge_count())});
+    table.row({"references", with_thousands(r.references)});
     table.row({"types", with_thousands(s.types.size())});
     table.row({"roots", plural(s.roots.size(), "record", "records")});
     std::string threads = std::to_string(s.threads.size());

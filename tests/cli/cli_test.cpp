@@ -22,7 +22,9 @@
 
 #include "demo_heap.h"
 #include "refscope/analysis/descriptions.h"
+#include "refscope/analysis/display_text.h"
 #include "refscope/format/snapshot_io.h"
+#include "test_support.h"
 
 extern char** environ;
 
@@ -396,6 +398,7 @@ TEST_F(CliTest, PathByBareClassName) {
 
 #include "cli_analysis_tests.inc"
 #include "cli_crafted_files_tests.inc"
+#include "cli_info_tests.inc"
 
 }  // namespace
 }  // namespace refscope

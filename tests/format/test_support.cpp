@@ -1,5 +1,6 @@
 #include "test_support.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -341,6 +342,19 @@ void set_payload(RawSection& section, std::vector<uint8_t> payload) {
     if (!(section.frame.flags & format::kSectionZstd))
         section.frame.raw_bytes = section.payload.size();
     section.frame.crc32c = format::crc32c(section.payload.data(), section.payload.size());
+}
+
+std::vector<uint8_t> with_unreadable_edge_columns(const std::vector<uint8_t>& uncompressed) {
+    RawFile file = split_sections(uncompressed);
+    RawSection& edges = find_section(file, SectionId::Edges);
+    if (edges.frame.flags & format::kSectionZstd)
+        throw std::runtime_error("with_unreadable_edge_columns: the Edges section is compressed");
+    std::vector<uint8_t> payload = edges.payload;
+    uint64_t count = 0;
+    const size_t count_bytes = format::get_varint(payload.data(), payload.data() + payload.size(), count);
+    std::fill(payload.begin() + static_cast<ptrdiff_t>(count_bytes), payload.end(), uint8_t{0xFF});
+    set_payload(edges, std::move(payload));
+    return join_sections(file);
 }
 
 RawSection& find_section(RawFile& file, SectionId id) {

@@ -58,6 +58,12 @@ std::vector<uint8_t> join_sections(const RawFile& file);
 void set_payload(RawSection& section, std::vector<uint8_t> payload);
 // The section with this id (throws if absent).
 RawSection& find_section(RawFile& file, format::SectionId id);
+// `uncompressed` (an encoding with every section stored plain) with every
+// byte of the Edges section after its count overwritten with 0xFF, checksums
+// recomputed: no edge column decodes (bad varints), the count and the
+// payload's length are intact. Only a reader that skips the edge columns
+// (format::read_snapshot_outline) reads it.
+std::vector<uint8_t> with_unreadable_edge_columns(const std::vector<uint8_t>& uncompressed);
 
 // 1 to 4 random edits of `bytes`: flip a bit, overwrite, insert or delete a
 // byte, or set one to a boundary value (0x00, 0x7F, 0x80, 0xFF); with

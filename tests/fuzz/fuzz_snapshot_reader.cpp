@@ -4,7 +4,9 @@
 //   fuzz_snapshot_reader -max_total_time=60 corpus/ tests/data
 // Each input is decoded twice: as is, and with every frame's checksums
 // recomputed, since a fuzzer cannot forge CRCs and would otherwise never get
-// past them into the section decoders.
+// past them into the section decoders. The outline (refscope-cli info) reads
+// each input too: whatever the full reader accepts, it accepts with the same
+// edge count.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -18,8 +20,14 @@ namespace {
 using namespace refscope::format;
 
 void decode_one(const uint8_t* data, size_t size) {
+    uint64_t outline_edges = UINT64_MAX;
+    try {
+        outline_edges = decode_snapshot_outline(data, size).edge_count;
+    } catch (const ReadError&) {
+    }
     try {
         const refscope::Snapshot s = decode_snapshot(data, size);
+        if (outline_edges != s.edge_count()) std::abort();
         try {
             (void)encode_snapshot(s, WriteOptions{false, 0});
         } catch (const WriteError&) {

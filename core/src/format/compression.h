@@ -45,6 +45,12 @@ public:
     // bytes actually come out, so a forged raw size cannot force a large
     // allocation. Returns an empty string on success, else what went wrong.
     std::string run(const uint8_t* data, size_t size, uint64_t raw_size, std::vector<uint8_t>& out);
+    // Decompresses only the first min(`bytes`, `raw_size`) bytes of the frame
+    // into `out` (a count at the start of a section, without unpacking the
+    // rest). Fewer come out only when the frame is truncated or invalid,
+    // which is then the message; the rest of the frame is not checked.
+    std::string prefix(const uint8_t* data, size_t size, uint64_t raw_size, size_t bytes,
+                       std::vector<uint8_t>& out);
 
 private:
     ZSTD_DCtx_s* dctx_ = nullptr;

@@ -225,4 +225,27 @@ std::string SectionDecompressor::run(const uint8_t* data, size_t size, uint64_t 
     }
 }
 
+std::string SectionDecompressor::prefix(const uint8_t* data, size_t size, uint64_t raw_size, size_t bytes,
+                                        std::vector<uint8_t>& out) {
+    ZSTD_DCtx_reset(dctx_, ZSTD_reset_session_and_parameters);
+    ZSTD_DCtx_setParameter(dctx_, ZSTD_d_windowLogMax, 23);  // as run(): bounds the window buffer
+    out.resize(static_cast<size_t>(std::min<uint64_t>(bytes, raw_size)));
+    ZSTD_inBuffer in{data, size, 0};
+    ZSTD_outBuffer ob{out.data(), out.size(), 0};
+    while (ob.pos < ob.size) {
+        const size_t in_before = in.pos, out_before = ob.pos;
+        const size_t rc = ZSTD_decompressStream(dctx_, &ob, &in);
+        if (ZSTD_isError(rc)) return std::string("invalid zstd data: ") + ZSTD_getErrorName(rc);
+        if (ob.pos == ob.size) break;
+        if (rc == 0) {
+            return "zstd frame expands to " + std::to_string(ob.pos) + " bytes, the section frame declares " +
+                   std::to_string(raw_size);
+        }
+        // Output wanted, the frame not complete: zstd needs input that is not there.
+        if (in.pos == in.size) return "zstd frame is truncated";
+        if (in.pos == in_before && ob.pos == out_before) return "zstd decoder made no progress";
+    }
+    return {};
+}
+
 }  // namespace refscope::format

@@ -235,18 +235,25 @@ void decode_labels(PayloadCursor& c, const uint8_t* kinds, Snapshot& s, size_t e
 
 
 // `n`: the node count of the Nodes section.
-void decode_edges(PayloadCursor& c, Snapshot& s, size_t n) {
+uint64_t decode_edge_count(PayloadCursor& c, size_t n, uint64_t bytes) {
     // The out-degree column has one varint per node; each edge then takes at
     // least 4 bytes (target, kind, flags, label).
+    const uint8_t* start = c.position();
     const uint64_t e = c.varint("edge count");
+    const uint64_t remain = bytes - static_cast<uint64_t>(c.position() - start);
     if (e > kMaxCount)
         c.fail(ReadErrorCode::TooLarge, "edge count " + std::to_string(e) +
                                             " exceeds the limit of " + std::to_string(kMaxCount));
-    if (n + 4 * e > c.remaining())
+    if (n + 4 * e > remain)
         c.fail(ReadErrorCode::Corrupt, "edge count " + std::to_string(e) + " with " +
                                            std::to_string(n) + " nodes needs at least " +
                                            std::to_string(n + 4 * e) + " bytes, " +
-                                           std::to_string(c.remaining()) + " remain");
+                                           std::to_string(remain) + " remain");
+    return e;
+}
+
+void decode_edges(PayloadCursor& c, Snapshot& s, size_t n) {
+    const uint64_t e = decode_edge_count(c, n, c.remaining());
     s.edge_source.resize(static_cast<size_t>(e));
     uint64_t filled = 0;
     for (size_t node = 0; node < n; ++node) {

@@ -124,6 +124,10 @@ size_t decode_node_count(PayloadCursor& c);
 void decode_node_columns(PayloadCursor& c, Snapshot& s, size_t n);
 // `n`: the node count of the Nodes section.
 void decode_edges(PayloadCursor& c, Snapshot& s, size_t n);
+// The Edges section's count alone (decode_edges reads it first), checked
+// against the format limit and against `bytes`, the payload's raw length from
+// the cursor's position: `c` may hold only the start of the payload.
+uint64_t decode_edge_count(PayloadCursor& c, size_t n, uint64_t bytes);
 void decode_roots(PayloadCursor& c, std::vector<RootRef>& roots);
 void decode_threads(PayloadCursor& c, std::vector<ThreadInfo>& threads);
 // `node_count`: that of the Nodes section (the node column must match it).

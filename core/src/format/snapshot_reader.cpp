@@ -234,9 +234,31 @@ ReadError newer_major_error(const uint8_t* data, size_t size, uint16_t major, ui
                          ": open it with refscope " + version + " or later");
 }
 
-}  // namespace
+// The Edges section's count without its columns (decode_snapshot_outline):
+// of a compressed payload only the first bytes are unpacked. The frame and
+// its payload checksum were checked by read_frame, as for every section.
+uint64_t edge_count_only(const SectionFrame& f, const uint8_t* payload, uint64_t frame_offset,
+                         const std::string& where, size_t node_count, bool nodes_seen,
+                         std::optional<SectionDecompressor>& decompressor) {
+    std::vector<uint8_t> head;
+    const uint8_t* raw = payload;
+    size_t raw_size = static_cast<size_t>(f.stored_bytes);
+    if (f.flags & kSectionZstd) {
+        if (!decompressor) decompressor.emplace();
+        const std::string err = decompressor->prefix(payload, raw_size, f.raw_bytes, kMaxVarintBytes, head);
+        if (!err.empty()) throw ReadError(ReadErrorCode::Decompress, where + ": " + err);
+        raw = head.data();
+        raw_size = head.size();
+    }
+    PayloadCursor c(raw, raw_size, f.id, frame_offset);
+    if (!nodes_seen) c.fail(ReadErrorCode::Corrupt, "no Nodes section before it");
+    return decode_edge_count(c, node_count, f.raw_bytes);
+}
 
-Snapshot decode_snapshot(const uint8_t* data, size_t size) {
+// decode_snapshot, or with `edge_count_only` decode_snapshot_outline: the
+// Edges section's columns are then not decoded, only its count, which goes
+// there.
+Snapshot decode_sections(const uint8_t* data, size_t size, uint64_t* edge_count) {
     auto fail = [](ReadErrorCode code, const std::string& what) -> void {
         throw ReadError(code, what);
     };
@@ -300,6 +322,16 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
                                   : ": out of order, after the " + section_label(last_known)));
             last_known = f.id;
 
+            if (!(f.flags & kSectionZstd) && f.raw_bytes != f.stored_bytes)
+                fail(ReadErrorCode::Corrupt,
+                     where + ": uncompressed but raw length " + std::to_string(f.raw_bytes) +
+                         " differs from stored length " + std::to_string(f.stored_bytes));
+            if (edge_count && f.id == static_cast<uint16_t>(SectionId::Edges)) {
+                *edge_count = edge_count_only(f, payload, payload_at - kSectionFrameBytes, where, node_count,
+                                              frame_offsets[kNodesIndex] != 0, decompressor);
+                frame_offsets[index] = payload_at - kSectionFrameBytes;
+                continue;
+            }
             const uint8_t* raw = payload;
             size_t raw_size = static_cast<size_t>(f.stored_bytes);
             if (f.flags & kSectionZstd) {
@@ -308,10 +340,6 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
                 if (!err.empty()) fail(ReadErrorCode::Decompress, where + ": " + err);
                 raw = unpacked.data();
                 raw_size = unpacked.size();
-            } else if (f.raw_bytes != f.stored_bytes) {
-                fail(ReadErrorCode::Corrupt,
-                     where + ": uncompressed but raw length " + std::to_string(f.raw_bytes) +
-                         " differs from stored length " + std::to_string(f.stored_bytes));
             }
 
             PayloadCursor c(raw, raw_size, f.id, payload_at - kSectionFrameBytes);
@@ -373,7 +401,7 @@ Snapshot decode_snapshot(const uint8_t* data, size_t size) {
     return s;
 }
 
-Snapshot read_snapshot_file(const std::string& path) {
+std::vector<uint8_t> read_file_bytes(const std::string& path) {
     auto io_error = [&](const std::string& what, int err) {
         std::string m = "cannot read " + path + ": " + what;
         if (err) m += ": " + std::generic_category().message(err);
@@ -403,7 +431,27 @@ Snapshot read_snapshot_file(const std::string& path) {
         got += static_cast<size_t>(n);
     }
     bytes.resize(got);
+    return bytes;
+}
+
+}  // namespace
+
+Snapshot decode_snapshot(const uint8_t* data, size_t size) { return decode_sections(data, size, nullptr); }
+
+SnapshotOutline decode_snapshot_outline(const uint8_t* data, size_t size) {
+    SnapshotOutline outline;
+    outline.snapshot = decode_sections(data, size, &outline.edge_count);
+    return outline;
+}
+
+Snapshot read_snapshot_file(const std::string& path) {
+    const std::vector<uint8_t> bytes = read_file_bytes(path);
     return decode_snapshot(bytes.data(), bytes.size());
+}
+
+SnapshotOutline read_snapshot_outline(const std::string& path) {
+    const std::vector<uint8_t> bytes = read_file_bytes(path);
+    return decode_snapshot_outline(bytes.data(), bytes.size());
 }
 
 }  // namespace refscope::format

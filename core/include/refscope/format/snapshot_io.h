@@ -60,4 +60,18 @@ void write_snapshot_file(const Snapshot& snapshot, const std::string& path,
 Snapshot decode_snapshot(const uint8_t* data, size_t size);
 Snapshot read_snapshot_file(const std::string& path);
 
+// A snapshot without its references, for what `refscope-cli info` reports:
+// every section is read and checked as decode_snapshot does except the
+// Edges section, whose frame and payload checksum are checked but whose
+// columns are not decoded (of a compressed payload only the first bytes are
+// unpacked): `snapshot` has no edges, and `edge_count` is the count the
+// section declares, within the same limits the full reader applies. On a
+// 10M-object snapshot the edges are most of the reading time and memory.
+struct SnapshotOutline {
+    Snapshot snapshot;        // edge_count() == 0
+    uint64_t edge_count = 0;  // the Edges section's count
+};
+SnapshotOutline decode_snapshot_outline(const uint8_t* data, size_t size);
+SnapshotOutline read_snapshot_outline(const std::string& path);
+
 }  // namespace refscope::format
