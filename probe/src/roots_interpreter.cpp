@@ -5,7 +5,11 @@
 //            dict when the collector tracks it (3.14+), the typing types the
 //            interpreter creates (3.12+: TypeVar, ParamSpec, ...);
 //   count n: names in the type attribute cache (3.10+), n = its entries;
-//   count 0: ("all of its surplus") static types and the interpreter's
+//   count 0: ("all of its surplus") the saved copy of a single-phase
+//            extension module's dict (PyModuleDef.m_base.m_copy: the
+//            import system keeps it to re-create the module; held once by
+//            the def, and on 3.13+ once more by the extensions cache);
+//            static types and the interpreter's
 //            singletons: None, True, False, Ellipsis, NotImplemented, small
 //            ints (-5..256), the empty tuple/str/bytes and the 1-character
 //            latin-1 strs. These are recognised by value when the walk
@@ -34,6 +38,33 @@ void add_interpreter_type(PyObject* type, const char* field, void* context) {
     label += field;
     w.add_root(type, RootKind::Interpreter, kNoNode, w.text(label), 1);
 }
+
+// A single-phase extension module (PyModule_Create, m_size -1: pybind11's
+// modules, torch._C, the probe's own) leaves the import system a shallow copy
+// of its dict, reachable from no object: without a root it is an unexplained
+// dict that shares every value with the module's own (and ranked as a suspect
+// held from C). Found through each module in sys.modules: PyModule_GetDef
+// only reads md_def, and the def's m_copy is a public field.
+void add_module_dict_copies(HeapWalker& w, PyObject* modules) {
+    std::vector<PyObject*> seen;
+    Py_ssize_t pos = 0;
+    PyObject* key = nullptr;
+    PyObject* module = nullptr;
+    while (PyDict_Next(modules, &pos, &key, &module)) {
+        if (!PyModule_Check(module)) continue;
+        PyModuleDef* def = PyModule_GetDef(module);
+        if (def == nullptr || def->m_size != -1) continue;
+        PyObject* copy = def->m_base.m_copy;
+        if (copy == nullptr || !PyDict_CheckExact(copy)) continue;
+        if (std::find(seen.begin(), seen.end(), copy) != seen.end()) continue;
+        seen.push_back(copy);
+        std::string label = "extension module dict copy (m_copy) of ";
+        label += def->m_name != nullptr ? def->m_name : "?";
+        // 0: all of its surplus, since the cache's own reference (3.13+) is
+        // not read from the runtime's private tables.
+        w.add_root(copy, RootKind::Interpreter, kNoNode, w.text(label), 0);
+    }
+}
 }  // namespace
 
 void add_interpreter_roots(HeapWalker& w) {
@@ -50,6 +81,7 @@ void add_interpreter_roots(HeapWalker& w) {
 
     PyObject* modules = PyImport_GetModuleDict();
     w.add_root(modules, RootKind::Interpreter, kNoNode, w.text("sys.modules"), 1);
+    if (PyDict_Check(modules)) add_module_dict_copies(w, modules);
     if (PyObject* builtins = dict_find_str(modules, "builtins"); builtins && PyModule_Check(builtins))
         w.add_root(PyModule_GetDict(builtins), RootKind::Interpreter, kNoNode,
                    w.text("interpreter builtins dict"), 1);

@@ -125,6 +125,21 @@ class RefcountTest(unittest.TestCase):
             self.assertIn("interpreter cached_objects." + field, labels, type_facts)
             self.assertEqual(type_facts["refcount"], explained(type_facts), type_facts)
 
+    def test_a_single_phase_module_dict_copy_is_an_interpreter_root(self):
+        # The probe's own extension is single-phase (m_size -1): the import
+        # system keeps a shallow copy of its dict that no object holds.
+        import gc
+        probe_dict = vars(refscope._probe)
+        found = [id(d) for d in gc.get_objects()
+                 if type(d) is dict and d is not probe_dict and d.get("__name__") == "refscope._probe"
+                 and d.get("snapshot", None) is probe_dict["snapshot"]]
+        self.assertEqual(len(found), 1)
+        _report, (facts,) = walk(found[0])
+        labels = [(label, count) for kind, label, count, _thread in facts["roots"] if kind == ROOT_INTERPRETER]
+        self.assertEqual(labels, [("extension module dict copy (m_copy) of refscope._probe", 0)], facts)
+        self.assertEqual(facts["owned_in"], 0, facts)
+        self.assertGreaterEqual(facts["refcount"], 1)
+
     def test_no_object_is_over_explained(self):
         report, _ = walk(collect=True)
         own = [n for n in report["negative"] if n[0].startswith(("__main__", "test_", "probe_"))]
