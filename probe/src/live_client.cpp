@@ -19,6 +19,7 @@
 
 #include "refscope/format/errno_text.h"
 #include "refscope/format/snapshot_io.h"
+#include "walked_snapshot_options.h"
 
 namespace refscope::probe {
 
@@ -417,7 +418,7 @@ void LiveClient::take_snapshot(const protocol::TakeSnapshot& request) {
             const auto start = Clock::now();
             SnapshotFrameSink sink(*this, settings_.chunk_bytes);
             try {
-                format::write_snapshot(snapshot, sink);
+                format::write_snapshot(snapshot, sink, walked_snapshot_options());
                 sink.flush();
             } catch (const ConnectionBroken&) {
                 throw;

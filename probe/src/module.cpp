@@ -32,6 +32,7 @@
 #include "python_text.h"
 #include "refscope/format/snapshot_io.h"
 #include "snapshot_header.h"
+#include "walked_snapshot_options.h"
 
 namespace refscope::probe {
 namespace {
@@ -217,7 +218,7 @@ PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
         const GilFreeFailure failure = run_without_gil(
             [&] {
                 walker.finish_previews();
-                format::write_snapshot_file(snapshot, path);
+                format::write_snapshot_file(snapshot, path, walked_snapshot_options());
                 std::error_code ec;
                 bytes = static_cast<uint64_t>(std::filesystem::file_size(path, ec));
             },

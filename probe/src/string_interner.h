@@ -33,6 +33,16 @@ public:
         }
     }
 
+    // Makes room for `more` new strings at once: one table of the final
+    // size instead of doublings, each of which rehashes every slot and holds
+    // the old and the new table together.
+    void reserve(size_t more) {
+        size_t want = slots_.size();
+        while ((count_ + more) * 10 > want * 7) want *= 2;
+        if (want != slots_.size()) rehash(want);
+        table_.raw().reserve(table_.size() + more);
+    }
+
     // Frees the table (the strings stay in the StringTable); interning after
     // this starts over with a small table and no de-duplication history.
     void release() {
@@ -51,10 +61,11 @@ private:
         for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
         return static_cast<uint32_t>(h ^ (h >> 32));
     }
-    void grow() {
+    void grow() { rehash(slots_.size() * 2); }
+    void rehash(size_t capacity) {
         std::vector<Slot> old;
         old.swap(slots_);
-        slots_.assign(old.size() * 2, Slot{});
+        slots_.assign(capacity, Slot{});
         size_t mask = slots_.size() - 1;
         for (const Slot& s : old) {
             if (s.id == 0) continue;

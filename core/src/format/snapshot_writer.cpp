@@ -378,7 +378,7 @@ bool write_allocations(SectionWriter& w, const AllocationSites& a) {
 }  // namespace
 
 void write_snapshot(const Snapshot& snapshot, ByteSink& sink, const WriteOptions& options) {
-    if (auto defect = find_defect(snapshot)) {
+    if (auto defect = find_defect(snapshot, options.check_addresses)) {
         throw WriteError(std::string("invalid snapshot (") +
                          section_name(static_cast<uint16_t>(defect->section)) +
                          "): " + defect->message);

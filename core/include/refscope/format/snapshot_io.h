@@ -39,6 +39,11 @@ private:
 struct WriteOptions {
     bool compress = true;
     int zstd_level = 3;
+    // Check that no two nodes share an address (a sort of every address:
+    // 8 bytes per node and a noticeable share of the encoding time). The
+    // probe's walker turns it off: its address map gives each address one
+    // node by construction, and the sort would run inside the target.
+    bool check_addresses = true;
 };
 
 // Encodes a snapshot as a sequence of sections into `sink` (byte_sink.h); the
