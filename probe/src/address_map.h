@@ -7,45 +7,11 @@
 // Address 0 marks an empty slot (no object lives at address 0).
 #pragma once
 
-#include <sys/mman.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <vector>
 
 namespace refscope::probe {
-
-// Allocates large arrays on transparent huge pages where the kernel offers
-// them only on request (THP "madvise", Debian's default). Every look-up in a
-// map of tens of MB lands on a random 4 KiB page, so on small pages nearly
-// each one also misses the TLB; 2 MiB pages make the page walk rare.
-template <typename T>
-struct HugePageAllocator {
-    using value_type = T;
-    static constexpr size_t kHuge = size_t{2} << 20;
-    HugePageAllocator() = default;
-    template <typename U>
-    HugePageAllocator(const HugePageAllocator<U>&) {}
-    T* allocate(size_t n) {
-        const size_t bytes = n * sizeof(T);
-        if (bytes < kHuge) return std::allocator<T>().allocate(n);
-        void* p = mmap(nullptr, round_up(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-        madvise(p, round_up(bytes), MADV_HUGEPAGE);  // advice only: failure is harmless
-#endif
-        return static_cast<T*>(p);
-    }
-    void deallocate(T* p, size_t n) {
-        const size_t bytes = n * sizeof(T);
-        if (bytes < kHuge) std::allocator<T>().deallocate(p, n);
-        else munmap(p, round_up(bytes));
-    }
-    static size_t round_up(size_t bytes) { return (bytes + kHuge - 1) / kHuge * kHuge; }
-    template <typename U>
-    bool operator==(const HugePageAllocator<U>&) const { return true; }
-};
 
 class AddressMap {
 public:
@@ -124,8 +90,8 @@ private:
         return static_cast<size_t>(((key >> 4) * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
     }
     void rehash(size_t capacity) {
-        Keys old_keys;
-        Values old_values;
+        std::vector<uint64_t> old_keys;
+        std::vector<uint32_t> old_values;
         old_keys.swap(keys_);
         old_values.swap(values_);
         keys_.assign(capacity, 0);
@@ -144,10 +110,8 @@ private:
         }
     }
 
-    using Keys = std::vector<uint64_t, HugePageAllocator<uint64_t>>;
-    using Values = std::vector<uint32_t, HugePageAllocator<uint32_t>>;
-    Keys keys_;
-    Values values_;
+    std::vector<uint64_t> keys_;
+    std::vector<uint32_t> values_;
     size_t mask_ = 0;
     unsigned shift_ = 64;
     size_t size_ = 0;
