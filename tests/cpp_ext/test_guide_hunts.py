@@ -41,9 +41,7 @@ SNAPSHOTS = os.environ.get("REFSCOPE_GUIDE_SNAPSHOTS", "")
 ROOT_SNAPSHOTS = [d for d in os.environ.get("REFSCOPE_ROOT_GUIDE_SNAPSHOTS", "").split(":") if d]
 
 # What each chapter says refscope shows. rank: the place the leaking type's
-# row may have at worst (the torch programs' first row is PyTorch's own
-# dispatch dict, inferred to be held by C++, with the program's globals; the
-# chapter says so). path: words the path to the row's object must contain.
+# row may have at worst. path: words the path to the row's object must contain.
 # gone: the type the fix frees, which must grow from before to after with
 # the leak and not with the fix (default: the row's type; the Numba program
 # keeps ten numbers of each run by design, fixed or not, but not their 8 MB).
@@ -70,7 +68,7 @@ HUNTS = {
     },
     "hunt-pyobject-preservation": {
         "program": "hunt_pyobject_preservation.py", "needs": "torch",
-        "type": "__main__.Checkpoint", "rank": 2,
+        "type": "__main__.Checkpoint", "rank": 1,
         "reason": "accumulate in __main__.model",
         "path": ["<native: cdata>", "<native: autograd_meta_->grad_>", "<native: pyobj_slot_ (preserved)>",
                  "['history']"],
