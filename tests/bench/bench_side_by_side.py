@@ -45,27 +45,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from make_heap import make_heap  # noqa: E402
+from process_memory import reset_peak, status_kb  # noqa: E402
 
 OBJGRAPH = "/usr/lib/python3/dist-packages/objgraph.py"  # Debian's python3-objgraph
 CENSUS_TYPES = ["make_heap.Record", "list", "dict", "int", "str"]
 HEAP = None
-
-
-def status_kb(field):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def reset_peak():
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
 
 
 def type_name(obj):
