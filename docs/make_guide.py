@@ -10,8 +10,10 @@
     make_guide.py check --source docs/guide --tests tests
         without a build: every picture a chapter shows is named by some test
         source, whole or as two quoted parts joined by '-' (so renaming one
-        in a test cannot leave the chapter pointing at nothing), and every relative link of the chapters resolves, its
-        #anchor included. CTest runs it (docs.guide_sources, label docs).
+        in a test cannot leave the chapter pointing at nothing; the two-part
+        form is the weaker check, since any two quoted parts pass: `build`
+        is the exact one), and every relative link of the chapters resolves,
+        its #anchor included. CTest runs it (docs.make_guide, label docs).
 
 Pictures are never committed: a chapter names `images/<name>.png` and a test
 saves `<name>` with testing::save_guide_image (tests/gui_window).

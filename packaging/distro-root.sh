@@ -25,7 +25,7 @@
 # stays mounted when a command ends or is killed.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"  # -P: the path CMake hashes too (tests/cpp_ext)
 : "${REFSCOPE_ROOT_BUILD:=/build/$(basename "$here")-$(printf %s "$here" | md5sum | cut -c1-8)}"
 export REFSCOPE_ROOT_BUILD
 roots="${REFSCOPE_ROOTS:-/var/cache/refscope/roots}"

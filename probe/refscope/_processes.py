@@ -96,10 +96,11 @@ def python_processes():
 
 
 def built_probe_versions(package_dir=PACKAGE_DIR):
-    """The (major, minor) versions this package has a probe extension for."""
+    """The (major, minor) versions this package has a probe extension for
+    (not free-threaded builds, "cpython-313t": the probe refuses them)."""
     versions = set()
     for path in glob.glob(os.path.join(package_dir, "_probe.cpython-*.so")):
-        match = re.match(r"_probe\.cpython-(\d)(\d+)", os.path.basename(path))
+        match = re.match(r"_probe\.cpython-(\d)(\d+)-", os.path.basename(path))
         if match:
             versions.add((int(match.group(1)), int(match.group(2))))
     return sorted(versions)

@@ -15,11 +15,13 @@ tree's guide/snapshots). PyTorch is only in the Debian 13/testing roots
 torch hunts run and keep their snapshots in the root's build tree; on the
 host, a hunt whose library does not import is pictured from those
 snapshots when a root has made them ($REFSCOPE_ROOT_GUIDE_SNAPSHOTS, the
-roots' guide/snapshots folders of this checkout, joined by ':'), and skipped
+roots' guide/snapshots folders of this checkout, joined by ':') and
+REFSCOPE_USE_ROOT_SNAPSHOTS=1 says they are this commit's, and skipped
 otherwise.
 
 Environment (tests/cpp_ext/CMakeLists.txt): REFSCOPE_CLI, REFSCOPE_FIXTURES,
 REFSCOPE_GUIDE_SNAPSHOTS, REFSCOPE_ROOT_GUIDE_SNAPSHOTS, REFSCOPE_WINDOW_TEST
+(REFSCOPE_USE_ROOT_SNAPSHOTS from the caller)
 (absent without window tests), REFSCOPE_GUIDE_IMAGES, QT_QPA_PLATFORM."""
 import glob
 import importlib.machinery
@@ -38,7 +40,11 @@ PROGRAMS = os.path.join(HERE, "programs")
 GUIDE = os.path.join(HERE, "..", "..", "docs", "guide")
 WINDOW_TEST = os.environ.get("REFSCOPE_WINDOW_TEST", "")
 SNAPSHOTS = os.environ.get("REFSCOPE_GUIDE_SNAPSHOTS", "")
-ROOT_SNAPSHOTS = [d for d in os.environ.get("REFSCOPE_ROOT_GUIDE_SNAPSHOTS", "").split(":") if d]
+# Only when asked (REFSCOPE_USE_ROOT_SNAPSHOTS=1: bootstrap.sh test, right
+# after the roots ran): a root's folder is per checkout, not per commit, so
+# at other times it may hold an older commit's snapshots.
+ROOT_SNAPSHOTS = [d for d in os.environ.get("REFSCOPE_ROOT_GUIDE_SNAPSHOTS", "").split(":")
+                  if d and os.environ.get("REFSCOPE_USE_ROOT_SNAPSHOTS") == "1"]
 
 # What each chapter says refscope shows. rank: the place the leaking type's
 # row may have at worst. path: words the path to the row's object must contain.
@@ -85,7 +91,10 @@ def nanobind_fixture_dir():
     this interpreter, or None."""
     found = []
     for path in glob.glob(os.path.join(FIXTURES, "nanobind-*")):
-        release = tuple(int(p) for p in os.path.basename(path)[len("nanobind-"):].split("."))
+        parts = os.path.basename(path)[len("nanobind-"):].split(".")
+        if not all(p.isdigit() for p in parts):
+            continue  # not a release folder the probe's CMake makes (2.5.0, 2.12.0...)
+        release = tuple(int(p) for p in parts)
         if any(os.path.exists(os.path.join(path, "_nanobindfix" + s))
                for s in importlib.machinery.EXTENSION_SUFFIXES):
             found.append((release, path))
@@ -147,6 +156,7 @@ class Hunt:
     def setUp(self):
         if self.folder is None:
             self.skipTest("%s does not import here and no test root has made %s's snapshots"
+                          " (or REFSCOPE_USE_ROOT_SNAPSHOTS=1 is not set)"
                           % (self.hunt["needs"], self.name))
 
     def test_the_chapter_shows_the_program(self):
@@ -180,11 +190,13 @@ class Hunt:
     @unittest.skipUnless(cli(), "REFSCOPE_CLI missing")
     def test_the_fix_leaves_no_suspect_and_no_growth(self):
         gone = self.hunt.get("gone", self.hunt["type"])
-        for run, grows in (("leak", True), ("fixed", False)):
-            before, after = pair(os.path.join(self.folder, run))
+        for kind, grows in (("leak", True), ("fixed", False)):
+            before, after = pair(os.path.join(self.folder, kind))
             diff = cli_json("diff", before, after, "--top", "0")
             grew = [t for t in diff["types"] if t["name"] == gone and t["object_delta"] > 0]
-            self.assertEqual(bool(grew), grows, (run, gone))
+            self.assertEqual(bool(grew), grows, (kind, gone))
+        # The fixed run has no high-confidence suspect of the freed type.
+        before, after = pair(os.path.join(self.folder, "fixed"))
         rows = cli_json("suspects", after, "--baseline", before, "--top", "0")["rows"]
         self.assertFalse([r for r in rows if r["type"] == gone and r["confidence"] == "high"])
 

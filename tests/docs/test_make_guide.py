@@ -1,6 +1,6 @@
 """docs/make_guide.py, which assembles and checks the user guide: on a
 made-up guide, each check names what is wrong; then the real guide passes
-the source checks (docs.guide_sources runs the same on its own)."""
+the source checks."""
 
 import io
 import os

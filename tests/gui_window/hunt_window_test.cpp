@@ -18,7 +18,7 @@
 //                          (the holder, the C++ edge)
 //   REFSCOPE_HUNT_RETAINED optional: a type the leaked object keeps alive
 //                          (its Retained tree, a few levels down: "NRT_MemInfo")
-// Pictures go to $REFSCOPE_GUIDE_IMAGES (testing::guide_image).
+// Pictures go to $REFSCOPE_GUIDE_IMAGES (testing::save_guide_image).
 #include <QApplication>
 #include <QTableView>
 #include <QTreeView>
