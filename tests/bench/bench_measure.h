@@ -17,27 +17,21 @@ inline double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Peak resident set size of this process so far (VmHWM), in MiB; -1 where
+// A size field of /proc/self/status ("VmHWM", "VmRSS") in MiB; -1 where
 // /proc is not available.
-inline long peak_rss_mib() {
+inline long status_mib(const char* field) {
     std::ifstream status("/proc/self/status");
+    const std::string prefix = std::string(field) + ":";
     std::string line;
     while (std::getline(status, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10) / 1024;
+        if (line.rfind(prefix, 0) == 0) return std::strtol(line.c_str() + prefix.size(), nullptr, 10) / 1024;
     }
     return -1;
 }
 
-// Resident set size of this process now (VmRSS), in MiB; -1 where /proc is
-// not available.
-inline long current_rss_mib() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10) / 1024;
-    }
-    return -1;
-}
+// Peak resident set size of this process so far, and now.
+inline long peak_rss_mib() { return status_mib("VmHWM"); }
+inline long current_rss_mib() { return status_mib("VmRSS"); }
 
 // CPU time of the whole process (every thread) so far, in seconds.
 inline double process_cpu_seconds() {
