@@ -16,7 +16,7 @@
 // runs K times (default 1):
 //
 //   serial             dominators and cycles one after the other, no suspects
-//   parallel           dominators ∥ cycles, no suspects   (docs/performance.md's target)
+//   parallel           dominators ∥ cycles, no suspects   (docs/performance-analysis.md's target)
 //   serial+suspects    as serial, then leak suspects
 //   parallel+suspects  as parallel, then leak suspects    (what the app runs)
 //

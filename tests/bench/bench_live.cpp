@@ -1,5 +1,5 @@
 // The live connection's benchmark (targets and results in
-// docs/performance.md, "Live connection"). A program, not a test:
+// docs/performance-app.md, "Live connection"). A program, not a test:
 //
 //   PYTHONPATH=build/dev/python build/dev/tests/live/bench_live python3 125000 5
 //

@@ -1,7 +1,7 @@
 // Speed of the desktop app's graph view on a big heap: a ~300-node subgraph
 // around an object of a synthetic 1M-node heap, extracted and laid out (the
 // layout job's work), turned into scene items, painted once, and exported as
-// PNG and SVG through the Graphviz renderer. Target (docs/performance.md,
+// PNG and SVG through the Graphviz renderer. Target (docs/performance-app.md,
 // "Desktop app: graph view"): a 300-node subgraph laid out and rendered to
 // PNG in ≤ 1 s.
 //

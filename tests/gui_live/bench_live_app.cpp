@@ -1,5 +1,5 @@
 // The live connection in the desktop app, end to end (target and results in
-// docs/performance.md, "Desktop app: live snapshots"). A program, not a
+// docs/performance-app.md, "Desktop app: live snapshots"). A program, not a
 // test:
 //
 //   QT_QPA_PLATFORM=offscreen build/dev/tests/gui_live/bench_live_app [RECORDS [ROUNDS]]

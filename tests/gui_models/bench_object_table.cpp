@@ -1,5 +1,5 @@
 // Speed check for the app's models on a heap-shaped snapshot built in memory
-// (not a test: numbers go to docs/performance.md, "Desktop app: models").
+// (not a test: numbers go to docs/performance-app.md, "Desktop app: models").
 //
 //   bench_object_table [NODES]      (default 1100000, the reference heap's size)
 //   bench_object_table FILE.rscope  (a snapshot file instead)

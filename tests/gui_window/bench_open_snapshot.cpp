@@ -1,5 +1,5 @@
 // Opening a snapshot in the desktop app (not a test: numbers go to
-// docs/performance.md, "Desktop app: opening a snapshot").
+// docs/performance-app.md, "Desktop app: opening a snapshot").
 //
 //   bench_open_snapshot [FILE]     (default: the 1.1M-object synthetic heap of
 //                                   tests/format/synthetic_heap.cpp, written to

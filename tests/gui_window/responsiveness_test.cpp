@@ -9,7 +9,7 @@
 // as much as the code (on a loaded two-core machine a thread that merely
 // sleeps 10 ms at a time sees gaps of 100 ms and more), so it is reported
 // beside a control thread's gap and recorded as a benchmark in
-// docs/performance.md, never asserted. (CTest still runs this test alone,
+// docs/performance-app.md, never asserted. (CTest still runs this test alone,
 // RUN_SERIAL, so that the reported gaps mean something.)
 //
 // The snapshot is the format benchmark's synthetic heap
@@ -179,7 +179,7 @@ void ResponsivenessTest::initTestCase() {
 
 void ResponsivenessTest::reportGap(qint64 gap, qint64 control_gap) {
     qInfo("largest gap between 10 ms timer ticks: %lld ms; a thread that only sleeps saw %lld ms "
-          "(a benchmark, not a check: docs/performance.md)",
+          "(a benchmark, not a check: docs/performance-app.md)",
           static_cast<long long>(gap), static_cast<long long>(control_gap));
 }
 

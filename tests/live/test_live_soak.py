@@ -5,7 +5,7 @@ in the receiver (memory).
 
 The default count keeps CI fast; a full run is
     REFSCOPE_SOAK_SNAPSHOTS=1000 python -m unittest test_live_soak
-(docs/protocol.md, "Tests and fuzzing"; its numbers are in docs/performance.md)."""
+(docs/protocol.md, "Tests and fuzzing"; its numbers are in docs/performance-app.md)."""
 
 import os
 import time

@@ -1,6 +1,6 @@
 // run_filter off the GUI thread, for heaps where a query takes longer than a
 // frame (filters are a few milliseconds per million objects, a preview
-// substring search tens: docs/performance.md, "Desktop app: models"; a 10M
+// substring search tens: docs/performance-app.md, "Desktop app: models"; a 10M
 // object heap is ten times that). One worker thread (LatestRequestWorker); a
 // newer start() supersedes older requests: only the newest request's result
 // is delivered (a request already running finishes, and its result is

@@ -6,7 +6,7 @@
 // root classes, retention paths, leak suspects' per-node column); the two it
 // derives, retained bytes per node and "in a cycle", are built per query
 // only when the query uses them (a few milliseconds per million objects,
-// docs/performance.md "Desktop app: models"), so nothing is cached.
+// docs/performance-app.md "Desktop app: models"), so nothing is cached.
 #pragma once
 
 #include <cstdint>
