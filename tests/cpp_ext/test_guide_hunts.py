@@ -23,6 +23,7 @@ Environment (tests/cpp_ext/CMakeLists.txt): REFSCOPE_CLI, REFSCOPE_FIXTURES,
 REFSCOPE_GUIDE_SNAPSHOTS, REFSCOPE_ROOT_GUIDE_SNAPSHOTS, REFSCOPE_WINDOW_TEST
 (REFSCOPE_USE_ROOT_SNAPSHOTS from the caller)
 (absent without window tests), REFSCOPE_GUIDE_IMAGES, QT_QPA_PLATFORM."""
+import functools
 import glob
 import importlib.machinery
 import importlib.util
@@ -82,8 +83,15 @@ HUNTS = {
 }
 
 
+@functools.lru_cache(maxsize=None)
 def importable(module):
-    return importlib.util.find_spec(module) is not None
+    """Whether `module` really imports here: a package can be installed for
+    another of the distribution's Pythons (Debian testing's torch and Numba
+    are built for one of its two), so finding it is not enough."""
+    if importlib.util.find_spec(module) is None:
+        return False
+    done = subprocess.run([sys.executable, "-c", "import " + module], capture_output=True, timeout=300)
+    return done.returncode == 0
 
 
 def nanobind_fixture_dir():
