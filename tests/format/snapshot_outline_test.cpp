@@ -3,6 +3,8 @@
 // edge count as the section declares it; damage to the section's bytes still
 // caught by its checksum, and the count by the full reader's limits.
 #include <gtest/gtest.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 
 #include "snapshot_compare.h"
 #include "test_support.h"
@@ -110,6 +112,48 @@ TEST(SnapshotOutline, DamagedEdgesSectionIsStillRefused) {
         const ReadErrorCode code = count > format::kMaxCount ? ReadErrorCode::TooLarge : ReadErrorCode::Corrupt;
         EXPECT_EQ(outline_error(bytes, code), expect_read_error(bytes, code));
     }
+}
+
+// An Edges section compressed by another writer whose zstd frame declares a
+// window larger than the readers stream with (2^27 bytes, no content size):
+// the full reader decodes a plausibly sized frame in one shot, which needs no
+// window, and the outline must accept it too (a fuzzer found them apart).
+TEST(SnapshotOutline, AcceptsAWideWindowFrameAsTheFullReaderDoes) {
+    const Snapshot original = make_synthetic_heap(20'000, 5);
+    RawFile f = split_sections(format::encode_snapshot(original, {false, 0}));
+    RawSection& edges = find_section(f, format::SectionId::Edges);
+    const std::vector<uint8_t> raw = edges.payload;
+    std::vector<uint8_t> packed(ZSTD_compressBound(raw.size()));
+    ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, 27);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
+    // Streamed in two calls, so zstd does not know the size and shrink the
+    // window to it.
+    ZSTD_outBuffer out{packed.data(), packed.size(), 0};
+    ZSTD_inBuffer in{raw.data(), raw.size() / 2, 0};
+    ASSERT_FALSE(ZSTD_isError(ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_continue)));
+    in.size = raw.size();
+    ASSERT_EQ(ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_end), 0u);
+    ZSTD_freeCCtx(cctx);
+    packed.resize(out.pos);
+    {   // The premise: a stream limited to an 8 MiB window refuses it.
+        ZSTD_DCtx* dctx = ZSTD_createDCtx();
+        ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 23);
+        std::vector<uint8_t> head(16);
+        ZSTD_inBuffer pin{packed.data(), packed.size(), 0};
+        ZSTD_outBuffer pout{head.data(), head.size(), 0};
+        const size_t rc = ZSTD_decompressStream(dctx, &pout, &pin);
+        ZSTD_freeDCtx(dctx);
+        ASSERT_TRUE(ZSTD_isError(rc));
+        ASSERT_EQ(ZSTD_getErrorCode(rc), ZSTD_error_frameParameter_windowTooLarge);
+    }
+    edges.frame.flags |= format::kSectionZstd;
+    edges.frame.raw_bytes = raw.size();
+    set_payload(edges, packed);
+    const std::vector<uint8_t> bytes = join_sections(f);
+    const Snapshot full = format::decode_snapshot(bytes.data(), bytes.size());
+    EXPECT_EQ(full.edge_count(), original.edge_count());
+    EXPECT_EQ(outline_of(bytes).edge_count, original.edge_count());
 }
 
 // Damage anywhere else is refused exactly as by the full reader.

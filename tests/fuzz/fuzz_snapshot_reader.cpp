@@ -10,6 +10,7 @@
 // outline refuses with the same message.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -42,7 +43,11 @@ void decode_one(const uint8_t* data, size_t size) {
         // not decode): the outline refuses it with the same message.
         const std::string message = e.what();
         const bool about_edges = message.find("Edges") != std::string::npos || message.find("edge") != std::string::npos;
-        if (!about_edges && message != outline_error) std::abort();
+        if (!about_edges && message != outline_error) {
+            std::fprintf(stderr, "full reader: %s\noutline: %s\n", message.c_str(),
+                         outline_error.empty() ? "(accepted)" : outline_error.c_str());
+            std::abort();
+        }
     }
 }
 

@@ -48,7 +48,9 @@ public:
     // Decompresses only the first min(`bytes`, `raw_size`) bytes of the frame
     // into `out` (a count at the start of a section, without unpacking the
     // rest). Fewer come out only when the frame is truncated or invalid,
-    // which is then the message; the rest of the frame is not checked.
+    // which is then the message; the rest of the frame is not checked. A
+    // frame whose window is too large to stream is decoded whole by run(),
+    // so that both accept and refuse the same frames.
     std::string prefix(const uint8_t* data, size_t size, uint64_t raw_size, size_t bytes,
                        std::vector<uint8_t>& out);
 
