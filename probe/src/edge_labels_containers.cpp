@@ -19,8 +19,14 @@ void label_dict(PyObject* op, EdgeCollector& c) {
     // the key references belong to that shared table, emitted once from the
     // type (edge_labels_runtime.cpp), so here they are shown but not owned.
     bool split = rs_dict_is_split(op) != 0;
-    // 3.13: a dict materialized over an object's inline values does not own
-    // them: the object does (and its tp_traverse reports them).
+    // 3.13+: a dict materialized over an object's inline values shares them
+    // with the object: one reference each, which 3.13.0's tp_traverse
+    // reports from the object and later releases (3.13.5, 3.14) from the
+    // dict, the object then reporting its dict instead. One probe build
+    // serves every patch release of a minor version, so a value belongs to
+    // whichever reports it: the dict's edge is OwnedIfTraversed (when not
+    // owned it still names the key), the object's Attribute edge Traversed
+    // (label_instance).
     bool embedded = rs_dict_values_embedded(op) != 0;
     // The interned strs' dict maps each to itself and holds no counted
     // reference (CPython takes its two off the str's refcount). 3.14 no
@@ -28,7 +34,7 @@ void label_dict(PyObject* op, EdgeCollector& c) {
     // are matched with what dict_traverse reports, and nothing is owned.
     bool interned = op == c.walker().interned_strings();
     EdgeMode key_mode = split || interned ? EdgeMode::NotOwned : EdgeMode::Owned;
-    EdgeMode value_mode = embedded ? EdgeMode::NotOwned : interned ? EdgeMode::TraversedBorrowed : EdgeMode::Traversed;
+    EdgeMode value_mode = embedded ? EdgeMode::OwnedIfTraversed : interned ? EdgeMode::TraversedBorrowed : EdgeMode::Traversed;
     Py_ssize_t pos = 0;
     PyObject* key;
     PyObject* value;
@@ -104,8 +110,8 @@ void label_instance(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
     if (compat::has_managed_dict(tp)) {
         PyObject* dict = nullptr;
         rs_managed_attributes(op, &add_attribute, &c, &dict);
-        // The managed dict pointer is a strong reference; 3.13 does not
-        // report it while the inline values are still valid.
+        // The managed dict pointer is a strong reference; 3.13.0 does not
+        // report it while the inline values are still valid (label_dict).
         c.field(dict, "__dict__", EdgeMode::Owned);
     } else if (tp->tp_dictoffset != 0 && facts.kind != ObjectKind::Type && facts.kind != ObjectKind::Module) {
         // Types and modules label their own __dict__ (no double counting).

@@ -441,13 +441,15 @@ void HeapWalker::emit_edges(EdgeCollector& collector, bool reports_link_types) {
         if (c.mode == EdgeMode::Traversed && consume_match(c.target)) emit(c, kOwnedVisible);
         if (c.mode == EdgeMode::TraversedBorrowed && consume_match(c.target)) emit(c, format::kEdgeGcVisible);
         if (c.mode == EdgeMode::ReportedForOther) consume_match(c.target);
+        if (c.mode == EdgeMode::OwnedIfTraversed) emit(c, consume_match(c.target) ? kOwnedVisible : 0);
     }
     cursor_ = 0;
     for (const EdgeCandidate& c : collector.candidates) {
         switch (c.mode) {
         case EdgeMode::Traversed:
         case EdgeMode::TraversedBorrowed:
-        case EdgeMode::ReportedForOther: break;
+        case EdgeMode::ReportedForOther:
+        case EdgeMode::OwnedIfTraversed: break;
         case EdgeMode::Owned:
             emit(c, consume_match(c.target) ? kOwnedVisible : format::kEdgeOwned);
             break;

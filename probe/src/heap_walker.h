@@ -54,6 +54,12 @@ enum class EdgeMode : uint8_t {
     // borrowed stack references of a frame): kept as GcVisible, not Owned,
     // only if reported, and it consumes that report.
     TraversedBorrowed,
+    // A strong reference that only some patch releases' tp_traverse reports
+    // from this object (3.13+ dicts over an object's inline values: 3.13.0
+    // reports the values from the object, later 3.13 releases and 3.14+ from
+    // the dict): Owned|GcVisible, consuming the report, if reported here;
+    // otherwise shown but not counted, as the object that reports it owns it.
+    OwnedIfTraversed,
     // A field known to hold no reference of its own (sqlite3.Connection's
     // exception members): always shown, never Owned; GcVisible, consuming
     // the report, if tp_traverse reports it.
