@@ -77,8 +77,8 @@ HUNTS = {
         "program": "hunt_pyobject_preservation.py", "needs": "torch",
         "type": "__main__.Checkpoint", "rank": 1,
         "reason": "accumulate in __main__.model",
-        # the tensor's attribute: ['history'] in its __dict__ up to 3.13,
-        # .history from its inline values on 3.14+
+        # the tensor's attribute: ['history'] from its __dict__ or .history
+        # from its inline values, as the Python version keeps and reports it
         "path": ["<native: cdata>", "<native: autograd_meta_->grad_>", "<native: pyobj_slot_ (preserved)>",
                  "history"],
     },
