@@ -4,27 +4,16 @@
 // shortcuts, settings kept between runs, the command line and a screenshot.
 // The panels over the opened scenario: main_window_test.cpp.
 #include <QApplication>
-#include <QClipboard>
-#include <QComboBox>
-#include <QCompleter>
-#include <QStringListModel>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPushButton>
 #include <QTabWidget>
 #include <QFileInfo>
-#include <QFile>
 #include <QImage>
 #include <QCommandLineParser>
-#include <QSignalSpy>
 #include <QSplitter>
 #include <QStackedWidget>
-#include <QTableView>
-#include <QTreeView>
-#include <QTemporaryDir>
 #include <QUrl>
 #include <QtTest>
 
@@ -42,13 +31,6 @@ using namespace refscope::app;
 using testing::data_file;
 using testing::open_scenario;
 using testing::wait_settled;
-
-namespace {
-
-const char* kFirst = "app-registry-1.rscope";
-const char* kSecond = "app-registry-2.rscope";
-
-}  // namespace
 
 class FilesWindowTest : public QObject {
     Q_OBJECT
@@ -100,7 +82,7 @@ void FilesWindowTest::corruptFileShowsReaderMessage() {
 void FilesWindowTest::severalBadFilesShareOneDialog() {
     MainWindow window;
     window.show();
-    window.openFiles({data_file("bad-magic.rscope"), data_file(kFirst), data_file("bad-checksum.rscope")});
+    window.openFiles({data_file("bad-magic.rscope"), data_file(testing::kScenarioBaseline), data_file("bad-checksum.rscope")});
     QVERIFY(wait_settled(window));
     QCOMPARE(window.timeline()->count(), 1);  // the good one opened anyway
     QMessageBox* dialog = window.errorDialog();
@@ -129,13 +111,13 @@ void FilesWindowTest::recentFilesAndReopen() {
     QVERIFY(open_scenario(window));
     const QStringList recent = window.recentFiles()->files();
     QCOMPARE(recent.size(), 2);
-    QVERIFY(recent.contains(QFileInfo(data_file(kFirst)).absoluteFilePath()));
+    QVERIFY(recent.contains(QFileInfo(data_file(testing::kScenarioBaseline)).absoluteFilePath()));
     auto* menu = testing::find<QMenu>(window, "recentMenu");
     QVERIFY(menu);
     window.recentFiles()->fillMenu(menu);
     QVERIFY(menu->actions().size() >= 3);  // two files, separator, clear
     // Opening a file that is already open only makes it current.
-    window.openFiles({data_file(kFirst)});
+    window.openFiles({data_file(testing::kScenarioBaseline)});
     QVERIFY(wait_settled(window));
     QCOMPARE(window.timeline()->count(), 2);
     QCOMPARE(window.timeline()->current()->snapshot().header.sequence, uint64_t{1});
@@ -170,7 +152,7 @@ void FilesWindowTest::dropOpensFiles() {
     MainWindow window;
     window.show();
     QMimeData mime;
-    mime.setUrls({QUrl::fromLocalFile(data_file(kFirst)), QUrl::fromLocalFile(data_file(kSecond))});
+    mime.setUrls({QUrl::fromLocalFile(data_file(testing::kScenarioBaseline)), QUrl::fromLocalFile(data_file(testing::kScenarioCurrent))});
     QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(&window, &enter);
     QVERIFY(enter.isAccepted());

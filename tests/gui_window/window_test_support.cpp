@@ -41,7 +41,7 @@ bool open_snapshot(app::MainWindow& window, const QTemporaryDir& dir, const Snap
 bool open_scenario(app::MainWindow& window, QSize size) {
     window.resize(size);
     window.show();
-    window.openFiles({data_file("app-registry-1.rscope"), data_file("app-registry-2.rscope")});
+    window.openFiles({data_file(kScenarioBaseline), data_file(kScenarioCurrent)});
     return wait_settled(window) && window.loadErrors().isEmpty();
 }
 

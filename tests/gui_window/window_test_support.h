@@ -36,6 +36,11 @@ bool save_guide_image(QWidget& widget, const QString& name);
 bool open_snapshot(app::MainWindow& window, const QTemporaryDir& dir, const Snapshot& snapshot,
                    const char* name = "snapshot.rscope");
 
+// The checked-in scenario's two snapshots (tests/data): after 50 and after
+// 250 logins.
+inline constexpr const char* kScenarioBaseline = "app-registry-1.rscope";
+inline constexpr const char* kScenarioCurrent = "app-registry-2.rscope";
+
 // Sizes and shows `window` and opens the checked-in scenario pair
 // (app-registry-1/2.rscope, baseline and current); true when they opened
 // without errors and the window settled.
