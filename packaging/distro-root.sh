@@ -43,8 +43,10 @@ common=(
     python3-django python3-sympy python3-pandas   # the real-program tier (tests/realprograms)
 )
 case "$name" in
-trixie) suite=trixie; extra=(python3-dev python3.13-dev) ;;
-forky)  suite=forky;  extra=(python3-dev python3.14-dev python3.15-dev) ;;
+# -venv: ensurepip, so that packaging.test_wheel installs the wheel into a
+# fresh venv of every Python of the root (issue 15), not only checks its contents.
+trixie) suite=trixie; extra=(python3-dev python3.13-dev python3.13-venv) ;;
+forky)  suite=forky;  extra=(python3-dev python3.14-dev python3.15-dev python3.14-venv python3.15-venv) ;;
 *) echo "distro-root.sh: unknown root '$name' (trixie or forky)" >&2; exit 2 ;;
 esac
 packages=("${common[@]}" "${extra[@]}")
