@@ -14,7 +14,7 @@ std::string label_text(const Snapshot& s, uint32_t kind, uint32_t label) {
     switch (static_cast<EdgeKind>(kind)) {
     case EdgeKind::DictValue:
     case EdgeKind::Attribute:
-        return label < s.node_count() ? s.strings.at(s.node_preview[label]) : std::string();
+        return label < s.node_count() ? std::string(s.strings.view(s.node_preview[label])) : std::string();
     case EdgeKind::Index:
     case EdgeKind::Reference: return std::to_string(label);
     case EdgeKind::Slot:
@@ -25,7 +25,7 @@ std::string label_text(const Snapshot& s, uint32_t kind, uint32_t label) {
     }
 }
 
-PyObject* text(const std::string& s) { return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"); }
+PyObject* text(std::string_view s) { return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"); }
 
 // Steals `value`; returns false on error.
 bool set_item(PyObject* dict, const char* key, PyObject* value) {
@@ -83,8 +83,8 @@ PyObject* debug_report(const Snapshot& s, const std::vector<uint64_t>& watch) {
         if (list == nullptr) return nullptr;
         for (size_t k = 0; k < v.size() && k < 40; ++k) {
             uint32_t i = v[k].second;
-            PyObject* item = Py_BuildValue("(NNLK)", text(s.strings.at(s.types[s.node_type[i]].name)),
-                                           text(s.strings.at(s.node_preview[i])),
+            PyObject* item = Py_BuildValue("(NNLK)", text(s.strings.view(s.types[s.node_type[i]].name)),
+                                           text(s.strings.view(s.node_preview[i])),
                                            static_cast<long long>(v[k].first),
                                            static_cast<unsigned long long>(s.node_address[i]));
             if (item == nullptr || PyList_Append(list, item) < 0) {
@@ -123,7 +123,7 @@ PyObject* debug_report(const Snapshot& s, const std::vector<uint64_t>& watch) {
     }
     for (const ThreadInfo& t : s.threads) {
         PyObject* item = Py_BuildValue("(KNO)", static_cast<unsigned long long>(t.ident),
-                                       text(s.strings.at(t.name)), t.is_main ? Py_True : Py_False);
+                                       text(s.strings.view(t.name)), t.is_main ? Py_True : Py_False);
         if (item == nullptr || PyList_Append(threads, item) < 0) {
             Py_XDECREF(item);
             Py_DECREF(result);
@@ -154,7 +154,7 @@ PyObject* debug_report(const Snapshot& s, const std::vector<uint64_t>& watch) {
         PyObject* roots = PyList_New(0);
         for (const RootRef& r : s.roots) {
             if (!roots || r.node != i) continue;
-            PyObject* item = Py_BuildValue("(iNIi)", static_cast<int>(r.kind), text(s.strings.at(r.label)),
+            PyObject* item = Py_BuildValue("(iNIi)", static_cast<int>(r.kind), text(s.strings.view(r.label)),
                                            r.count, r.thread == kNoNode ? -1 : static_cast<int>(r.thread));
             if (item == nullptr || PyList_Append(roots, item) < 0) Py_CLEAR(roots);
             Py_XDECREF(item);
@@ -163,7 +163,7 @@ PyObject* debug_report(const Snapshot& s, const std::vector<uint64_t>& watch) {
             "{s:L,s:L,s:i,s:K,s:N,s:N,s:N,s:N}", "refcount", static_cast<long long>(s.node_refcount[i]),
             "owned_in", static_cast<long long>(owned_in[i]), "flags", static_cast<int>(s.node_flags[i]), "size",
             static_cast<unsigned long long>(s.node_size[i]), "type",
-            text(s.strings.at(s.types[s.node_type[i]].name)), "preview", text(s.strings.at(s.node_preview[i])),
+            text(s.strings.view(s.types[s.node_type[i]].name)), "preview", text(s.strings.view(s.node_preview[i])),
             "in_edges", in_edges, "roots", roots);
         PyObject* key = PyLong_FromUnsignedLongLong(address);
         if (info == nullptr || key == nullptr || PyDict_SetItem(watched, key, info) < 0) {

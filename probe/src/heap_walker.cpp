@@ -216,12 +216,12 @@ void HeapWalker::walk() {
 
 void HeapWalker::finish_previews() {
     // Every non-empty preview may be a new string: reserve for all of them
-    // (a reservation is address space until written; the string vector's
-    // doublings would copy every string and hold both copies).
+    // and all their text (a reservation is address space until written; the
+    // table's doublings would copy it and hold both copies).
     size_t texts = 0;
     for (size_t id = 0, begin = 0; id < preview_end_.size(); begin = preview_end_[id++])
         texts += preview_end_[id] != begin;
-    interner_.reserve(texts);
+    interner_.reserve(texts, preview_arena_.size());
     uint32_t begin = 0;
     for (size_t id = 0; id < preview_end_.size(); ++id) {
         uint32_t end = preview_end_[id];

@@ -33,14 +33,14 @@ public:
         }
     }
 
-    // Makes room for `more` new strings at once: one table of the final
-    // size instead of doublings, each of which rehashes every slot and holds
-    // the old and the new table together.
-    void reserve(size_t more) {
+    // Makes room for `more` new strings of about `bytes` bytes of text at
+    // once: one table of the final size instead of doublings, each of which
+    // rehashes every slot and holds the old and the new table together.
+    void reserve(size_t more, size_t bytes) {
         size_t want = slots_.size();
         while ((count_ + more) * 10 > want * 7) want *= 2;
         if (want != slots_.size()) rehash(want);
-        table_.raw().reserve(table_.size() + more);
+        table_.reserve(more, bytes);
     }
 
     // Frees the table (the strings stay in the StringTable); interning after

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     // The in-memory size of the columns: what the encoder reads.
     size_t in_memory =
         s.node_count() * (8 + 4 + 8 + 8 + 1 + 4) + s.edge_count() * (4 + 4 + 1 + 1 + 4);
-    for (const std::string& str : s.strings.raw()) in_memory += str.size();
+    in_memory += s.strings.byte_size();
 
     for (bool compress : {true, false}) {
         const format::WriteOptions options{compress, level};

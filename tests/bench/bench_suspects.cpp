@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
     SnapshotDiff diff;
     diff.is_new.assign(nodes, 0);
     std::vector<TypeDelta> deltas(s.types.size());
-    for (uint32_t t = 0; t < s.types.size(); ++t) deltas[t].name = s.strings.at(s.types[t].name);
+    for (uint32_t t = 0; t < s.types.size(); ++t) deltas[t].name = std::string(s.strings.view(s.types[t].name));
     for (uint32_t n = 0; n < nodes; ++n) {
         TypeDelta& d = deltas[s.node_type[n]];
         ++d.objects_b;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "refscope/format/snapshot_io.h"
@@ -22,6 +23,13 @@ template <typename T>
         if (!(a[i] == b[i]))
             return ::testing::AssertionFailure() << name << ": first difference at " << i;
     return ::testing::AssertionSuccess();
+}
+
+// The table's strings as a column (same_column reports the first that differs).
+inline std::vector<std::string_view> string_column(const StringTable& t) {
+    std::vector<std::string_view> out(t.size());
+    for (uint32_t i = 0; i < out.size(); ++i) out[i] = t.view(i);
+    return out;
 }
 
 inline ::testing::AssertionResult same_snapshot(const Snapshot& a, const Snapshot& b) {
@@ -51,7 +59,7 @@ inline ::testing::AssertionResult same_snapshot(const Snapshot& a, const Snapsho
     if (a.allocations.traceback_limit != b.allocations.traceback_limit)
         return ::testing::AssertionFailure() << "allocation traceback limits differ";
     ::testing::AssertionResult results[] = {
-        same_column("strings", a.strings.raw(), b.strings.raw()),
+        same_column("strings", string_column(a.strings), string_column(b.strings)),
         same_column("types", ta, tb),
         same_column("node_address", a.node_address, b.node_address),
         same_column("node_type", a.node_type, b.node_type),

@@ -196,10 +196,10 @@ std::vector<uint8_t> forge_snapshot(const Snapshot& s, uint16_t major, uint16_t 
     section(out, SectionId::Header, p);
 
     p.clear();
-    const auto& strs = s.strings.raw();
-    varint(p, strs.size());
-    for (size_t i = 1; i < strs.size(); ++i) varint(p, strs[i].size());
-    for (size_t i = 1; i < strs.size(); ++i) p.insert(p.end(), strs[i].begin(), strs[i].end());
+    const uint32_t n_strings = static_cast<uint32_t>(s.strings.size());
+    varint(p, n_strings);
+    for (uint32_t i = 1; i < n_strings; ++i) varint(p, s.strings.view(i).size());
+    for (uint32_t i = 1; i < n_strings; ++i) p.insert(p.end(), s.strings.view(i).begin(), s.strings.view(i).end());
     section(out, SectionId::Strings, p);
 
     p.clear();

@@ -113,23 +113,44 @@ struct AllocationSites {
     }
 };
 
+// The snapshot's strings by id; id 0 is the empty string ("none"). One
+// arena: every string's bytes back to back, and where each one ends. A
+// std::string per string cost 32 bytes before its text (and a heap block
+// past 15 characters), and a large heap has a preview string for most of
+// its ints and strs; the arena costs 8 bytes a string besides its text.
+// Id 0 is empty by construction (the writer and reader rely on it).
 class StringTable {
 public:
-    StringTable() { strings_.emplace_back(); }
     // Appends without de-duplication; the probe de-duplicates where it matters.
     uint32_t add(std::string_view s) {
-        strings_.emplace_back(s);
-        return static_cast<uint32_t>(strings_.size() - 1);
+        bytes_.append(s);
+        ends_.push_back(bytes_.size());
+        return static_cast<uint32_t>(ends_.size() - 1);
     }
-    const std::string& at(uint32_t id) const { return strings_[id]; }
+    // Empty for id 0 and for an id past the end.
     std::string_view view(uint32_t id) const {
-        return id < strings_.size() ? std::string_view(strings_[id]) : std::string_view();
+        if (id == 0 || id >= ends_.size()) return {};
+        const uint64_t begin = ends_[id - 1];
+        return std::string_view(bytes_.data() + begin, static_cast<size_t>(ends_[id] - begin));
     }
-    size_t size() const { return strings_.size(); }
-    std::vector<std::string>& raw() { return strings_; }
-    const std::vector<std::string>& raw() const { return strings_; }
+    size_t size() const { return ends_.size(); }
+    // The text of all strings together.
+    size_t byte_size() const { return bytes_.size(); }
+    // Room for `strings` more strings holding `bytes` more bytes of text.
+    void reserve(size_t strings, size_t bytes) {
+        ends_.reserve(ends_.size() + strings);
+        bytes_.reserve(bytes_.size() + bytes);
+    }
+    // Back to only id 0.
+    void clear() {
+        ends_.assign(1, 0);
+        bytes_.clear();
+    }
+    bool operator==(const StringTable&) const = default;
+
 private:
-    std::vector<std::string> strings_;
+    std::vector<uint64_t> ends_{0};  // ends_[i]: where string i's text ends
+    std::string bytes_;
 };
 
 struct Snapshot {

@@ -122,12 +122,10 @@ void decode_strings(PayloadCursor& c, StringTable& table) {
         total += v;
     }
     const uint8_t* bytes = c.bytes(total, "string bytes");
-    auto& raw = table.raw();
-    raw.clear();
-    raw.reserve(n);
-    raw.emplace_back();
+    table.clear();
+    table.reserve(n - 1, static_cast<size_t>(total));
     for (uint32_t len : lengths) {
-        raw.emplace_back(reinterpret_cast<const char*>(bytes), len);
+        table.add(std::string_view(reinterpret_cast<const char*>(bytes), len));
         bytes += len;
     }
 }

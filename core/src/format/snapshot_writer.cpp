@@ -215,10 +215,10 @@ bool write_header(SectionWriter& w, const SnapshotHeader& h) {
 // stored), a column of count-1 varint lengths, then all bytes concatenated.
 bool write_strings(SectionWriter& w, const StringTable& strings) {
     w.begin(SectionId::Strings);
-    const auto& raw = strings.raw();
-    w.put_varint(raw.size());
-    for (size_t i = 1; i < raw.size(); ++i) w.put_varint(raw[i].size());
-    for (size_t i = 1; i < raw.size(); ++i) w.put_bytes(raw[i].data(), raw[i].size());
+    const uint32_t n = static_cast<uint32_t>(strings.size());
+    w.put_varint(n);
+    for (uint32_t i = 1; i < n; ++i) w.put_varint(strings.view(i).size());
+    for (uint32_t i = 1; i < n; ++i) w.put_bytes(strings.view(i).data(), strings.view(i).size());
     return w.end();
 }
 

@@ -123,8 +123,6 @@ std::optional<SnapshotDefect> find_defect(const Snapshot& s, bool check_addresse
     const size_t n_threads = s.threads.size();
     auto defect = [](SectionId id, std::string m) { return SnapshotDefect{id, std::move(m)}; };
 
-    if (n_strings == 0 || !s.strings.at(0).empty())
-        return defect(SectionId::Strings, "string id 0 must be the empty string");
     if (n_strings > kMaxCount || n_types > kMaxCount || n_edges > kMaxCount ||
         s.roots.size() > kMaxCount || n_threads > kMaxCount)
         return defect(SectionId::Header,
@@ -133,7 +131,7 @@ std::optional<SnapshotDefect> find_defect(const Snapshot& s, bool check_addresse
     if (n_nodes > kMaxCount || n_nodes >= kNoNode)
         return defect(SectionId::Nodes, std::to_string(n_nodes) + " nodes exceed the format limit");
     for (size_t i = 0; i < n_strings; ++i) {
-        if (s.strings.at(static_cast<uint32_t>(i)).size() > kMaxStringBytes)
+        if (s.strings.view(static_cast<uint32_t>(i)).size() > kMaxStringBytes)
             return defect(SectionId::Strings, "string " + std::to_string(i) + " is longer than " +
                                                   std::to_string(kMaxStringBytes) + " bytes");
     }
