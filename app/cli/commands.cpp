@@ -203,7 +203,7 @@ ReferrersReport make_referrers(const CliOptions& options, const SnapshotAnalysis
     r.referrer_count = in_edges.size();
     const size_t limit = limit_or_all(options.top, kDefaultReferrers);
     for (size_t i = 0; i < in_edges.size() && i < limit; ++i) {
-        r.referrers.push_back(hop_report(a, in_edges[i], s.edge_source[in_edges[i]]));
+        r.referrers.push_back(hop_report(a, in_edges[i], a.index().source(in_edges[i])));
     }
     for (uint32_t record : a.roots().roots_of(target)) r.roots.push_back(root_report(s, s.roots[record]));
     return r;

@@ -279,7 +279,7 @@ void write_cycles_json(const std::string& file, const Snapshot& s, const Snapsho
             json.field("edge", describe_edge(s, e));
             json.field("edge_kind", edge_kind_name(s.edge_kind[e]));
             json.key("source");
-            write_node(json, node_report(s, a.roots(), s.edge_source[e]));
+            write_node(json, node_report(s, a.roots(), a.index().source(e)));
             json.key("target");
             write_node(json, node_report(s, a.roots(), s.edge_target[e]));
             json.field("type_traverses", info.culprit_type_traverses);

@@ -193,7 +193,7 @@ TEST(Cycles, WrapperClosureCycleIsUncollectable) {
     EXPECT_EQ(info.members, 4u);
     EXPECT_EQ(info.bytes, 48u + 136u + 48u + 40u);
     ASSERT_NE(info.culprit_edge, kNoEdge);
-    EXPECT_EQ(a->snapshot().edge_source[info.culprit_edge], 0u);  // the Wrapper
+    EXPECT_EQ(a->snapshot().source_of(info.culprit_edge), 0u);  // the Wrapper
     const std::string why = a->cycles()->explain(0);
     EXPECT_NE(why.find("fixture.Wrapper holds .value without tp_traverse"), std::string::npos) << why;
     const auto types = a->cycles()->top_types(0, 2);
@@ -302,7 +302,7 @@ TEST(Cycles, CulpritPrefersTypeWithoutTraverse) {
     const auto a = testing::analyse(b.build());
     const CycleInfo& info = a->cycles()->info(a->cycles()->cycle_of(w));
     ASSERT_NE(info.culprit_edge, kNoEdge);
-    EXPECT_EQ(a->snapshot().edge_source[info.culprit_edge], w);
+    EXPECT_EQ(a->snapshot().source_of(info.culprit_edge), w);
     EXPECT_FALSE(info.culprit_type_traverses);
 
     // Only the dict's edge invisible: the reason says its tp_traverse misses it.

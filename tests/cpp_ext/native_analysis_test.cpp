@@ -45,7 +45,7 @@ TEST(NativeCycles, SelfCycleThroughTheCppObjectNamesTypeAndMember) {
     EXPECT_EQ(a->cycles()->info(c).fate, CycleFate::InvisibleEdge);
     // The reference into the Python object is the culprit, not the hop into
     // the native node (which no collector ever sees).
-    EXPECT_EQ(a->snapshot().edge_source[a->cycles()->info(c).culprit_edge], cpp);
+    EXPECT_EQ(a->snapshot().source_of(a->cycles()->info(c).culprit_edge), cpp);
     EXPECT_EQ(a->cycles()->explain(c),
               "uncollectable: app.Wrapper holds Wrapper::value without tp_traverse, so the garbage "
               "collector cannot see this cycle");
@@ -116,7 +116,7 @@ TEST(NativeCycles, ADescribedReferenceIsBlamedBeforeAnImplicitOne) {
     const uint32_t c = a->cycles()->cycle_of(type);
     ASSERT_NE(c, kNoCycle);
     EXPECT_EQ(a->cycles()->info(c).fate, CycleFate::Alive);
-    EXPECT_EQ(a->snapshot().edge_source[a->cycles()->info(c).culprit_edge], capsule);
+    EXPECT_EQ(a->snapshot().source_of(a->cycles()->info(c).culprit_edge), capsule);
     EXPECT_TRUE(contains(a->cycles()->explain(c), "default argument 'other'")) << a->cycles()->explain(c);
 }
 

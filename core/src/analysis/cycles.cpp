@@ -1,6 +1,7 @@
 #include "refscope/analysis/cycles.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "refscope/analysis/descriptions.h"
 #include "native_holders.h"
@@ -74,29 +75,35 @@ void Cycles::find_components() {
     std::vector<uint64_t> self_loop((size_t{nodes} + 63) / 64, 0);
     uint32_t next_index = 1;
     uint32_t next_component = nodes;
+    // 8 bytes a frame: the search goes as deep as the heap (10M frames on the
+    // 10M-object benchmark), so each byte here is up to a byte per node of
+    // the stage's peak. The end of the node's out-edges is read from the
+    // offsets again (in cache: the frame's node is the one being searched),
+    // and the "root" flag lives in a bitmap by depth.
     struct Frame {
         uint32_t node;
         uint32_t position;  // the out-edge being looked at; kept while its target is searched
-        uint32_t end;
-        bool root;          // nothing below reached an older node still on the stack
     };
-    // Heap graphs make deep searches (on the 10M-object benchmark the path
-    // gets 10M frames deep), so both stacks are reserved at their largest
-    // possible size: only the pages actually reached are ever touched, and
-    // growing by doubling would copy (and fault in) everything again and
-    // again.
-    std::vector<Frame> frames;
-    frames.reserve(nodes);
+    // Per depth: nothing below that frame reached an older node still on the stack.
+    std::vector<uint64_t> root_at((size_t{nodes} + 63) / 64, 0);
+    const auto set_root = [&](size_t depth) { root_at[depth >> 6] |= uint64_t{1} << (depth & 63); };
+    // Heap graphs make deep searches, so both stacks get their largest
+    // possible size up front (the frames uninitialised, `open` reserved):
+    // only the pages actually reached are ever touched, and growing by
+    // doubling would copy (and fault in) everything again and again.
+    auto frames = std::make_unique_for_overwrite<Frame[]>(nodes);
+    size_t depth = 0;  // frames in use
     std::vector<uint32_t> open;  // finished nodes whose component is not complete yet
     open.reserve(nodes);
 
     for (uint32_t start = 0; start < nodes; ++start) {
         if (rindex[start] != 0) continue;
         rindex[start] = next_index++;
-        frames.push_back({start, edges.first(start), edges.last(start), true});
-        while (!frames.empty()) {
-            Frame& frame = frames.back();
-            if (frame.position < frame.end) {
+        set_root(0);
+        frames[depth++] = {start, edges.first(start)};
+        while (depth > 0) {
+            Frame& frame = frames[depth - 1];
+            if (frame.position < edges.last(frame.node)) {
                 const uint32_t e = edges.edge_at(frame.position);
                 if (!edges.retains(e)) {
                     ++frame.position;
@@ -109,18 +116,19 @@ void Cycles::find_components() {
                     // Descend; the position stays on this edge so that w's
                     // result is folded in when the search comes back.
                     rindex[w] = next_index++;
-                    frames.push_back({w, edges.first(w), edges.last(w), true});
+                    set_root(depth);
+                    frames[depth++] = {w, edges.first(w)};
                     continue;
                 } else if (rindex[w] < rindex[frame.node]) {
                     rindex[frame.node] = rindex[w];
-                    frame.root = false;
+                    root_at[(depth - 1) >> 6] &= ~(uint64_t{1} << ((depth - 1) & 63));
                 }
                 ++frame.position;
                 continue;
             }
             const uint32_t v = frame.node;
-            const bool root = frame.root;
-            frames.pop_back();
+            --depth;
+            const bool root = (root_at[depth >> 6] >> (depth & 63)) & 1u;
             if (!root) {
                 open.push_back(v);
                 continue;
@@ -134,8 +142,9 @@ void Cycles::find_components() {
             rindex[v] = next_component--;
         }
     }
-    release(frames);
+    frames.reset();
     release(open);
+    release(root_at);
 
     // Component sizes, then cycle ids in order of each cycle's smallest
     // member. `entry` holds a component's size until the component gets a
@@ -202,10 +211,12 @@ void Cycles::classify() {
     const auto traverses = [&](uint32_t node) {
         if (type_traverses.empty()) {
             type_traverses.assign(s.types.size() + 1, 0);
-            for (uint32_t e = 0; e < index_->edge_count(); ++e) {
-                if (s.edge_flags[e] & format::kEdgeGcVisible) {
-                    const uint32_t t = s.node_type[s.edge_source[e]];
-                    type_traverses[std::min<size_t>(t, s.types.size())] = 1;
+            for (uint32_t source = 0; source < index_->node_count(); ++source) {
+                for (const uint32_t e : index_->out_edges(source)) {
+                    if (s.edge_flags[e] & format::kEdgeGcVisible) {
+                        type_traverses[std::min<size_t>(s.node_type[source], s.types.size())] = 1;
+                        break;
+                    }
                 }
             }
         }
@@ -232,7 +243,7 @@ void Cycles::classify() {
                     if (is_native(s, n)) {
                         const std::vector<uint32_t> chain = detail::python_holder_chain(
                             *index_, n, [&](uint32_t m) { return cycle_of_[m] == c; });
-                        holder = chain.empty() ? kNoNode : s.edge_source[chain.front()];
+                        holder = chain.empty() ? kNoNode : index_->source(chain.front());
                     }
                     holder_traverses = holder != kNoNode && traverses(holder) ? 1 : 0;
                 }

@@ -122,29 +122,29 @@ struct Predecessors {
 
 Predecessors list_predecessors(const GraphIndex& index, const Numbering& numbering) {
     const Snapshot& s = index.snapshot();
-    const uint32_t edges = index.edge_count();
     const uint32_t nodes = index.node_count();
-    const uint32_t* sources = s.edge_source.data();
     const uint32_t* targets = s.edge_target.data();
     const uint8_t* flags = s.edge_flags.data();
     const uint8_t* kinds = s.edge_kind.data();
     const uint32_t* number = numbering.number.data();
     // A retaining edge from a numbered node always leads to a numbered node:
     // the depth-first search followed it.
-    const auto source_number = [&](uint32_t e) {
-        if ((flags[e] & format::kEdgeOwned) == 0 ||
-            kinds[e] == static_cast<uint8_t>(format::EdgeKind::Weak)) {
-            return kUnnumbered;
-        }
-        return number[sources[e]];
+    const auto retains = [&](uint32_t e) {
+        return (flags[e] & format::kEdgeOwned) != 0 &&
+               kinds[e] != static_cast<uint8_t>(format::EdgeKind::Weak);
     };
+    // Both passes walk the nodes and their out-edges (the edges' sources are
+    // not stored per edge); with grouped edges that is edge id order.
     constexpr uint32_t kShift = 16;
     constexpr uint32_t kBucket = 1u << kShift;
     const uint32_t buckets = (nodes >> kShift) + 1;
 
     std::vector<uint32_t> bucket_start(size_t{buckets} + 1, 0);
-    for (uint32_t e = 0; e < edges; ++e) {
-        if (source_number(e) != kUnnumbered) ++bucket_start[(targets[e] >> kShift) + 1];
+    for (uint32_t n = 0; n < nodes; ++n) {
+        if (number[n] == kUnnumbered) continue;
+        for (const uint32_t e : index.out_edges(n)) {
+            if (retains(e)) ++bucket_start[(targets[e] >> kShift) + 1];
+        }
     }
     for (uint32_t b = 0; b < buckets; ++b) bucket_start[b + 1] += bucket_start[b];
     const uint32_t total = bucket_start[buckets];
@@ -154,13 +154,16 @@ Predecessors list_predecessors(const GraphIndex& index, const Numbering& numberi
     std::vector<uint16_t> low_bits(total);
     {
         std::vector<uint32_t> cursor(bucket_start.begin(), bucket_start.end() - 1);
-        for (uint32_t e = 0; e < edges; ++e) {
-            const uint32_t p = source_number(e);
+        for (uint32_t n = 0; n < nodes; ++n) {
+            const uint32_t p = number[n];
             if (p == kUnnumbered) continue;
-            const uint32_t t = targets[e];
-            const uint32_t position = cursor[t >> kShift]++;
-            out.number[position] = p;
-            low_bits[position] = static_cast<uint16_t>(t & (kBucket - 1));
+            for (const uint32_t e : index.out_edges(n)) {
+                if (!retains(e)) continue;
+                const uint32_t t = targets[e];
+                const uint32_t position = cursor[t >> kShift]++;
+                out.number[position] = p;
+                low_bits[position] = static_cast<uint16_t>(t & (kBucket - 1));
+            }
         }
     }
     out.offset.assign(size_t{nodes} + 1, 0);

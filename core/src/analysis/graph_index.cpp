@@ -16,9 +16,14 @@ void check_columns(const Snapshot& s) {
         s.node_preview.size() != nodes) {
         throw std::invalid_argument("snapshot node columns have different lengths");
     }
-    const size_t edges = s.edge_source.size();
-    if (s.edge_target.size() != edges || s.edge_kind.size() != edges ||
-        s.edge_flags.size() != edges || s.edge_label.size() != edges) {
+    const size_t edges = s.edge_target.size();
+    const bool sources_fit = s.edge_first.empty()
+                                 ? s.edge_source.size() == edges
+                                 : s.edge_first.size() == nodes + 1 && s.edge_first.front() == 0 &&
+                                       s.edge_first.back() == edges &&
+                                       std::is_sorted(s.edge_first.begin(), s.edge_first.end());
+    if (!sources_fit || s.edge_kind.size() != edges || s.edge_flags.size() != edges ||
+        s.edge_label.size() != edges) {
         throw std::invalid_argument("snapshot edge columns have different lengths");
     }
     // Ids are 32-bit and kNoNode / kNoEdge are reserved.
@@ -38,6 +43,9 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
         const uint32_t type = snapshot.node_type[n];
         if (type < type_tracked_.size() && (snapshot.node_flags[n] & format::kNodeGcTracked)) type_tracked_[type] = 1;
     }
+    // With edge_first (edge_source dropped) the out-offsets and their checks
+    // are done already: edges are grouped and every source is a node.
+    const bool own_offsets = snapshot.edge_first.empty();
     const uint32_t* sources = snapshot.edge_source.data();
     const uint32_t* targets = snapshot.edge_target.data();
     const uint8_t* flags = snapshot.edge_flags.data();
@@ -64,14 +72,14 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
 
     // Pass 1: bounds, grouping, out-degrees, bucket sizes (and how many of
     // each bucket's edges are in the first half).
-    out_offset_.assign(size_t{node_count_} + 1, 0);
+    if (own_offsets) out_offset_.assign(size_t{node_count_} + 1, 0);
     std::vector<uint32_t> bucket_start(size_t{bucket_count} + 1, 0);
     std::vector<uint32_t> first_half(bucket_count, 0);
     bool grouped = true;
     uint32_t previous_source = 0;
     for (uint32_t e = 0; e < edge_count_; ++e) {
         if (e == half) first_half.assign(bucket_start.begin() + 1, bucket_start.end());
-        const uint32_t source = sources[e];
+        const uint32_t source = own_offsets ? sources[e] : 0;
         const uint32_t target = targets[e];
         if (source >= node_count_ || target >= node_count_) {
             throw std::invalid_argument("edge " + std::to_string(e) + " names node " +
@@ -79,12 +87,17 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
                                         " but the snapshot has " + std::to_string(node_count_) +
                                         " nodes");
         }
-        grouped = grouped && source >= previous_source;
-        previous_source = source;
-        ++out_offset_[source + 1];
+        if (own_offsets) {
+            grouped = grouped && source >= previous_source;
+            previous_source = source;
+            ++out_offset_[source + 1];
+        }
         ++bucket_start[(target >> kBucketShift) + 1];
     }
-    for (uint32_t n = 0; n < node_count_; ++n) out_offset_[n + 1] += out_offset_[n];
+    if (own_offsets) {
+        for (uint32_t n = 0; n < node_count_; ++n) out_offset_[n + 1] += out_offset_[n];
+    }
+    out_offsets_ = own_offsets ? out_offset_.data() : snapshot.edge_first.data();
     for (uint32_t b = 0; b < bucket_count; ++b) bucket_start[b + 1] += bucket_start[b];
 
     // Pass 2: edge ids into their bucket's slice of in_edge_, with the low
@@ -154,6 +167,7 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
 
     if (!grouped) {
         out_order_.resize(edge_count_);
+        // Only with own_offsets: a column that could be dropped was grouped.
         std::vector<uint32_t> cursor(out_offset_.begin(), out_offset_.end() - 1);
         for (uint32_t e = 0; e < edge_count_; ++e) out_order_[cursor[sources[e]]++] = e;
     }

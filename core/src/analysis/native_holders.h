@@ -73,10 +73,10 @@ inline std::string native_chain_text(const Snapshot& s, const std::vector<uint32
 template <typename Accept>
 std::pair<std::string, std::string> invisible_hold(const GraphIndex& index, uint32_t edge, Accept&& accept) {
     const Snapshot& s = index.snapshot();
-    const uint32_t source = s.edge_source[edge];
+    const uint32_t source = index.source(edge);
     if (!is_native(s, source)) return {std::string(type_name(s, source)), describe_edge(s, edge)};
     std::vector<uint32_t> chain = python_holder_chain(index, source, accept);
-    std::string holder(type_name(s, chain.empty() ? source : s.edge_source[chain.front()]));
+    std::string holder(type_name(s, chain.empty() ? source : index.source(chain.front())));
     chain.push_back(edge);
     return {holder, native_chain_text(s, chain)};
 }

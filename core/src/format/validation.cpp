@@ -158,6 +158,9 @@ std::optional<SnapshotDefect> find_defect(const Snapshot& s, bool check_addresse
                                                          n_strings, "strings"));
     }
 
+    if (!s.edge_first.empty())
+        return defect(SectionId::Edges, "the snapshot's per-edge sources were dropped for analysis "
+                                        "(Snapshot::drop_edge_sources): write it before analysing it");
     if (s.edge_target.size() != n_edges || s.edge_kind.size() != n_edges ||
         s.edge_flags.size() != n_edges || s.edge_label.size() != n_edges)
         return defect(SectionId::Edges, "edge columns have different lengths");

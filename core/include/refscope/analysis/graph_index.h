@@ -3,6 +3,9 @@
 //
 // Out-edges need no copy: the snapshot stores edges grouped by source, so a
 // node's out-edges are the contiguous edge ids [out_offset[n], out_offset[n+1]).
+// When the snapshot's edge_source column was dropped (Snapshot::
+// drop_edge_sources, as SnapshotAnalysis does) the index uses its edge_first
+// offsets as they are; otherwise it counts its own.
 // In-edges are a counting sort of edge ids by target. Ids and offsets are
 // 32-bit (the format caps counts at 2^31), which keeps a 10M-node / 30M-edge
 // index (with the owned in-degrees) at about 240 MB instead of twice that.
@@ -58,14 +61,17 @@ public:
     // names a node that does not exist (the reader should have refused such a
     // file; the index must not read out of bounds either way).
     explicit GraphIndex(const Snapshot& snapshot);
+    // out_offsets() may point into the index itself.
+    GraphIndex(const GraphIndex&) = delete;
+    GraphIndex& operator=(const GraphIndex&) = delete;
 
     const Snapshot& snapshot() const { return *snapshot_; }
     uint32_t node_count() const { return node_count_; }
     uint32_t edge_count() const { return edge_count_; }
 
     EdgeIds out_edges(uint32_t node) const {
-        return {out_order_.empty() ? nullptr : out_order_.data(), out_offset_[node],
-                out_offset_[node + 1]};
+        return {out_order_.empty() ? nullptr : out_order_.data(), out_offsets_[node],
+                out_offsets_[node + 1]};
     }
     // Edge ids whose target is `node`, in increasing edge id order.
     std::span<const uint32_t> in_edges(uint32_t node) const {
@@ -74,14 +80,17 @@ public:
     // node_count + 1 offsets: node n's out-edges start at out_offsets()[n].
     // For traversals that prefetch ahead; edge ids are positions only when
     // !had_to_sort_out_edges().
-    const uint32_t* out_offsets() const { return out_offset_.data(); }
-    uint32_t out_degree(uint32_t node) const { return out_offset_[node + 1] - out_offset_[node]; }
+    const uint32_t* out_offsets() const { return out_offsets_; }
+    uint32_t out_degree(uint32_t node) const { return out_offsets_[node + 1] - out_offsets_[node]; }
     uint32_t in_degree(uint32_t node) const { return in_offset_[node + 1] - in_offset_[node]; }
     // In-edges flagged kEdgeOwned (weak or not): the references to the node
     // that the snapshot accounts for (RootClasses::owned_in).
     uint32_t owned_in_degree(uint32_t node) const { return owned_in_[node]; }
 
-    uint32_t source(uint32_t edge) const { return snapshot_->edge_source[edge]; }
+    // A binary search over the out-offsets once the snapshot's edge_source
+    // was dropped: fine for a path or a node's in-edges; a pass over every
+    // edge should walk the nodes' out-edges instead.
+    uint32_t source(uint32_t edge) const { return snapshot_->source_of(edge); }
     uint32_t target(uint32_t edge) const { return snapshot_->edge_target[edge]; }
     format::EdgeKind kind(uint32_t edge) const {
         return static_cast<format::EdgeKind>(snapshot_->edge_kind[edge]);
@@ -111,8 +120,9 @@ public:
         const uint32_t to = target(edge);
         const uint8_t target_flags = snapshot_->node_flags[to];
         if (target_flags & format::kNodeNative) return false;
-        if ((snapshot_->node_flags[source(edge)] & format::kNodeNative) != 0) return true;
         if ((target_flags & format::kNodeGcTracked) != 0) return true;
+        // Looked up last: source() is a binary search over the out-offsets.
+        if ((snapshot_->node_flags[source(edge)] & format::kNodeNative) != 0) return true;
         const uint32_t type = snapshot_->node_type[to];
         return out_degree(to) > 0 && !(type < type_tracked_.size() && type_tracked_[type]);
     }
@@ -124,7 +134,8 @@ private:
     const Snapshot* snapshot_;
     uint32_t node_count_ = 0;
     uint32_t edge_count_ = 0;
-    std::vector<uint32_t> out_offset_;  // node_count + 1
+    std::vector<uint32_t> out_offset_;  // node_count + 1, unless the snapshot has edge_first
+    const uint32_t* out_offsets_ = nullptr;  // out_offset_ or the snapshot's edge_first
     std::vector<uint32_t> out_order_;   // empty unless edges were not grouped by source
     std::vector<uint32_t> in_offset_;   // node_count + 1
     std::vector<uint32_t> in_edge_;     // edge ids grouped by target
