@@ -137,6 +137,34 @@ TEST(SnapshotAnalysis, SnapshotOnlyReadsAndStops) {
     EXPECT_EQ(stages, std::vector<AnalysisStage>{AnalysisStage::Done});
 }
 
+TEST(SnapshotAnalysis, AnalyseReadSharesTheSnapshotReadAndContinuesItsProgress) {
+    // The app's two steps: read alone (the summary shows it), then the rest
+    // on the same snapshot in memory.
+    const auto dir = std::filesystem::temp_directory_path() / "refscope_analysis_read_test";
+    std::filesystem::create_directories(dir);
+    const auto file = (dir / "heap.rscope").string();
+    format::write_snapshot_file(small_heap(), file);
+    const auto read = SnapshotAnalysis::load(file, AnalysisOptions::snapshot_only());
+    ASSERT_FALSE(read->has_graph());
+    std::vector<AnalysisStage> stages;
+    std::vector<double> fractions;
+    AnalysisOptions options;
+    options.progress = [&](AnalysisStage stage, double fraction) {
+        stages.push_back(stage);
+        fractions.push_back(fraction);
+    };
+    const auto full = SnapshotAnalysis::analyse_read(*read, options);
+    EXPECT_EQ(&full->snapshot(), &read->snapshot());
+    EXPECT_EQ(full->path(), file);
+    ASSERT_NE(full->suspects(), nullptr);
+    EXPECT_EQ(full->dominators()->retained_size(1), 128u);
+    ASSERT_FALSE(stages.empty());
+    EXPECT_EQ(stages.front(), AnalysisStage::Index);
+    EXPECT_GT(fractions.front(), 0.0);  // the read is done: the bar does not start again
+    EXPECT_DOUBLE_EQ(fractions.back(), 1.0);
+    std::filesystem::remove_all(dir);
+}
+
 TEST(SnapshotAnalysis, GraphOnlyStopsAfterTheRetentionPaths) {
     const auto result = SnapshotAnalysis::analyse(small_heap(), AnalysisOptions::graph_only());
     ASSERT_TRUE(result->has_graph());

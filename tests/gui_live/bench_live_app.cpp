@@ -90,7 +90,9 @@ int main(int argc, char** argv) {
         saved_path = path;
     });
     QObject::connect(summary, &app::SummaryPanel::modelReplaced, [&] {
-        const app::AnalysisPtr current = window.timeline()->current();
+        // The census shown as soon as the file is read counts (the window
+        // shows it before the snapshot joins the timeline).
+        const app::AnalysisPtr current = window.workspace()->analysis();
         if (saved_path.isEmpty() || !current || QString::fromStdString(current->path()) != saved_path) return;
         if (summary->model()->rowCount() == 0) return;
         summary->view()->viewport()->repaint();  // shown, not merely set

@@ -1,6 +1,7 @@
 // The snapshot loader on real files and built snapshots (SnapshotLoader):
-// good, corrupt, truncated and missing files, queue order, progress, cancel,
-// named pipes, destruction while loading.
+// good, corrupt, truncated and missing files, the snapshot handed over before
+// its analysis, queue order, progress, cancel, named pipes, destruction while
+// loading.
 #include <sys/stat.h>
 
 #include <memory>
@@ -31,9 +32,14 @@ public:
         QObject::connect(&loader, &SnapshotLoader::progress, [this](const QString& path, const QString& stage, int percent) {
             progress << Progress{path, stage, percent, clock.elapsed()};
         });
+        QObject::connect(&loader, &SnapshotLoader::read, [this](const AnalysisPtr& read) {
+            reads.push_back(read);
+        });
         QObject::connect(&loader, &SnapshotLoader::loaded, [this](const AnalysisPtr& analysis) {
             events << QStringLiteral("loaded:") + QString::fromStdString(analysis->path());
             analyses.push_back(analysis);
+            // The snapshot alone came first, and this analysis shares it.
+            read_first.push_back(!reads.empty() && &reads.back()->snapshot() == &analysis->snapshot());
         });
         QObject::connect(&loader, &SnapshotLoader::failed, [this](const QString& path, const QString& message) {
             events << QStringLiteral("failed:") + path;
@@ -68,6 +74,8 @@ public:
     QStringList messages;
     QList<Progress> progress;
     std::vector<AnalysisPtr> analyses;
+    std::vector<AnalysisPtr> reads;  // `read`: the snapshots alone
+    std::vector<bool> read_first;    // per `loaded`: its `read` came before
 };
 
 // The message format::read_snapshot_file gives for `path`.
@@ -134,6 +142,11 @@ void LoaderTest::loadsGoodFile() {
     const Snapshot expected = format::read_snapshot_file(good.toStdString());
     QCOMPARE(a->snapshot().node_count(), expected.node_count());
     QCOMPARE(a->snapshot().edge_count(), expected.edge_count());
+    // The snapshot was handed over alone first (the summary shows it while
+    // the rest runs), then the analysis of that same snapshot in memory.
+    QCOMPARE(record.reads.size(), size_t{1});
+    QVERIFY(!record.reads.front()->has_graph());
+    QCOMPARE(record.read_first, std::vector<bool>{true});
     // Every stage ran: the window shows retained sizes and suspects.
     QVERIFY(a->dominators() != nullptr);
     QVERIFY(a->cycles() != nullptr);
@@ -165,6 +178,7 @@ void LoaderTest::reportsReaderErrors() {
     // The reader's own message, unchanged.
     QCOMPARE(record.messages.front(), reader_message(path));
     QVERIFY2(record.messages.front().contains(expected_fragment), qPrintable(record.messages.front()));
+    QVERIFY(record.reads.empty());  // nothing was read: nothing shown
 }
 
 void LoaderTest::queueKeepsOrderAndEndsIdleOnce() {
@@ -216,7 +230,7 @@ void LoaderTest::cancelMidQueue() {
     bool gate_open = false;
     const QString good = data_file("good-v1.rscope");
     SnapshotLoader loader;
-    loader.setLoadFunction([&](const std::string& path, const analysis::AnalysisOptions& options) {
+    loader.setReadFunction([&](const std::string& path, const analysis::AnalysisOptions& options) {
         if (path == big_file_.toStdString()) {
             std::unique_lock lock(gate_mutex);
             gate_changed.wait(lock, [&] { return gate_open; });

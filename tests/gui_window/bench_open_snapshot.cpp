@@ -10,13 +10,17 @@
 //   core  analysis::SnapshotAnalysis::load on the file: the core analysis's
 //         own time and memory (peak RSS above the process's RSS before);
 //   app   the real MainWindow, shown, then openFiles(FILE): the time until
-//         the summary by type is in its view and painted, the time until
-//         the window is settled, and the app's memory (peak RSS above the
+//         the summary by type is in its view and painted (its census: the
+//         file is read, the graph is being analysed), until the full summary
+//         (retained sizes) is, until the window is settled (every panel),
+//         the process's CPU time (all threads) at the first and the last,
+//         and the app's memory (peak RSS above the
 //         RSS of the shown, empty window). Its worker threads run at the
 //         core's priority here (REFSCOPE_WORKER_NICE=0): the app lowers
 //         them to stay responsive, which on a busy machine would measure
 //         the other programs rather than the app.
 // Then prints both and the ratio of the memory increments.
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -52,13 +56,20 @@ double status_mib(const char* field) {
     return -1;
 }
 
+// CPU seconds of this process so far, every thread.
+double cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) / 1e9;
+}
+
 int run_core(const QString& file) {
     const double before = status_mib("VmRSS");
     QElapsedTimer timer;
     timer.start();
     const auto analysis = analysis::SnapshotAnalysis::load(file.toStdString());
     const double seconds = timer.nsecsElapsed() / 1e9;
-    std::printf("core %.3f s %.1f MiB %zu objects\n", seconds, status_mib("VmHWM") - before,
+    std::printf("core %.3f s %.3f cpu %.1f MiB %zu objects\n", seconds, cpu_seconds(), status_mib("VmHWM") - before,
                 analysis->snapshot().node_count());
     return 0;
 }
@@ -73,12 +84,18 @@ int run_app(int argc, char** argv, const QString& file) {
     const double before = status_mib("VmRSS");
 
     QElapsedTimer timer;
-    double summary_seconds = -1;
+    double summary_seconds = -1, summary_cpu = -1, full_seconds = -1;
+    double cpu_before = 0;
     app::SummaryPanel* summary = window.workspace()->summaryPanel();
     QObject::connect(summary, &app::SummaryPanel::modelReplaced, [&] {
         summary->view()->viewport()->repaint();  // shown, not merely set
-        summary_seconds = timer.nsecsElapsed() / 1e9;
+        if (summary_seconds < 0) {
+            summary_seconds = timer.nsecsElapsed() / 1e9;
+            summary_cpu = cpu_seconds() - cpu_before;
+        }
+        if (!summary->model()->analysing()) full_seconds = timer.nsecsElapsed() / 1e9;
     });
+    cpu_before = cpu_seconds();
     timer.start();
     window.openFiles({file});
     if (!refscope::testing::wait_settled(window, 600'000) || !window.loadErrors().isEmpty()) {
@@ -86,8 +103,9 @@ int run_app(int argc, char** argv, const QString& file) {
         return 1;
     }
     const double settled_seconds = timer.nsecsElapsed() / 1e9;
-    std::printf("app %.3f s %.3f s %.1f MiB %d groups\n", summary_seconds, settled_seconds,
-                status_mib("VmHWM") - before, summary->model()->rowCount());
+    std::printf("app %.3f s %.3f cpu %.3f s %.3f s %.3f cpu %.1f MiB %d groups\n", summary_seconds, summary_cpu,
+                full_seconds, settled_seconds, cpu_seconds() - cpu_before, status_mib("VmHWM") - before,
+                summary->model()->rowCount());
     return 0;
 }
 
@@ -117,20 +135,26 @@ int main(int argc, char** argv) {
     };
     const QString core = run("core");
     const QString shown = run("app");
-    const auto core_match = QRegularExpression(QStringLiteral("^core ([0-9.]+) s ([0-9.]+) MiB (\\d+) objects")).match(core);
-    const auto app_match =
-        QRegularExpression(QStringLiteral("^app ([0-9.]+) s ([0-9.]+) s ([0-9.]+) MiB (\\d+) groups")).match(shown);
+    const auto core_match =
+        QRegularExpression(QStringLiteral("^core ([0-9.]+) s ([0-9.]+) cpu ([0-9.]+) MiB (\\d+) objects")).match(core);
+    const auto app_match = QRegularExpression(QStringLiteral(
+        "^app ([0-9.]+) s ([0-9.]+) cpu ([0-9.]+) s ([0-9.]+) s ([0-9.]+) cpu ([0-9.]+) MiB (\\d+) groups")).match(shown);
     if (!core_match.hasMatch() || !app_match.hasMatch()) {
         std::fprintf(stderr, "unexpected output:\n%s\n%s\n", qPrintable(core), qPrintable(shown));
         return 1;
     }
-    const double core_mib = core_match.captured(2).toDouble();
-    const double app_mib = app_match.captured(3).toDouble();
-    std::printf("%s objects\n", qPrintable(core_match.captured(3)));
-    std::printf("core: load + full analysis          %7.3f s   %7.1f MiB\n", core_match.captured(1).toDouble(), core_mib);
-    std::printf("app:  open -> summary shown         %7.3f s\n", app_match.captured(1).toDouble());
-    std::printf("app:  open -> settled (all panels)  %7.3f s   %7.1f MiB  (%s summary rows)\n",
-                app_match.captured(2).toDouble(), app_mib, qPrintable(app_match.captured(4)));
+    const auto number = [](const QRegularExpressionMatch& m, int i) { return m.captured(i).toDouble(); };
+    const double core_mib = number(core_match, 3);
+    const double app_mib = number(app_match, 6);
+    std::printf("%s objects                      wall        CPU (all threads)\n", qPrintable(core_match.captured(4)));
+    std::printf("core: load + full analysis          %7.3f s   %7.3f s   %7.1f MiB\n", number(core_match, 1),
+                number(core_match, 2), core_mib);
+    std::printf("app:  open -> summary shown         %7.3f s   %7.3f s   (census: objects, shallow bytes)\n",
+                number(app_match, 1), number(app_match, 2));
+    std::printf("app:  open -> full summary shown    %7.3f s             (retained, unexplained)\n",
+                number(app_match, 3));
+    std::printf("app:  open -> settled (all panels)  %7.3f s   %7.3f s   %7.1f MiB  (%s summary rows)\n",
+                number(app_match, 4), number(app_match, 5), app_mib, qPrintable(app_match.captured(7)));
     std::printf("app memory / core memory            %7.2f\n", app_mib / core_mib);
     return 0;
 }

@@ -141,8 +141,10 @@ void TypeSummaryModel::countSelection() {
     } else {
         for (uint32_t n = 0; n < node_count; ++n) count(n);
     }
-    for (const analysis::NodeCount& c : analysis_->roots().unexplained_nodes()) {
-        if (!selection_ || selected[c.node]) groups_[groupOf(c.node)].unexplained += c.references;
+    if (analysis_->has_graph()) {
+        for (const analysis::NodeCount& c : analysis_->roots().unexplained_nodes()) {
+            if (!selection_ || selected[c.node]) groups_[groupOf(c.node)].unexplained += c.references;
+        }
     }
     computeRetained(selection_ ? &selected : nullptr);
     computeDeltas();
@@ -286,6 +288,10 @@ std::vector<uint32_t> TypeSummaryModel::nodesOf(int row) const {
     return nodes;
 }
 
+bool TypeSummaryModel::analysing() const { return analysis_ && !analysis_->has_graph(); }
+
+QString TypeSummaryModel::analysingText() { return QStringLiteral("analysing\u2026"); }
+
 int TypeSummaryModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
@@ -295,6 +301,13 @@ QVariant TypeSummaryModel::data(const QModelIndex& index, int role) const {
     const Group& g = groups_[rows_[static_cast<size_t>(index.row())]];
     const int column = index.column();
     const bool retained_known = analysis_->dominators() != nullptr;
+    // The columns that need the graph say so rather than show a zero.
+    if (analysing() && (column == RetainedBytesColumn || column == UnexplainedColumn)) {
+        if (role == Qt::DisplayRole) return analysingText();
+        if (role == Qt::ToolTipRole) return QStringLiteral("Known when the analysis of the reference graph is done");
+        if (role == Qt::TextAlignmentRole) return QVariant::fromValue(int(kNumberAlignment));
+        return {};
+    }
     switch (role) {
         case Qt::DisplayRole:
             switch (column) {

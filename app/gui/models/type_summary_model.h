@@ -13,6 +13,11 @@
 // least themselves and count their shallow size, as leak suspects do. With
 // a selection, "objects of the group" means the selected ones.
 //
+// The snapshot alone (an analysis without its graph: the app shows the
+// census as soon as the file is read, while the rest is analysed) gives
+// objects and shallow bytes; retained bytes and unexplained surplus need the
+// graph, and say "analysing…" until an analysis with it replaces this one.
+//
 // Deltas need a diff whose newer snapshot is this one: its per-type-name
 // deltas when grouping by type, its per-module ones by module. They are the
 // change of the whole group, not limited by a selection (the baseline's
@@ -69,6 +74,10 @@ public:
     bool hasSelection() const { return selection_ != nullptr; }
     const std::shared_ptr<const std::vector<uint32_t>>& selection() const { return selection_; }
     bool hasBaseline() const { return diff_ != nullptr; }
+    // The analysis is the snapshot alone: the graph's columns are pending.
+    bool analysing() const;
+    // What the pending columns show.
+    static QString analysingText();
 
     QString groupName(int row) const;
     // The row of a group by name, -1 if not shown (to keep a view's current

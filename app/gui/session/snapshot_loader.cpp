@@ -38,9 +38,14 @@ void SnapshotLoader::setOptions(const analysis::AnalysisOptions& options) {
     options_.cancel = nullptr;
 }
 
-void SnapshotLoader::setLoadFunction(LoadFunction load) {
+void SnapshotLoader::setReadFunction(ReadFunction read) {
     std::lock_guard lock(mutex_);
-    load_function_ = std::move(load);
+    read_function_ = std::move(read);
+}
+
+void SnapshotLoader::setAnalyseFunction(AnalyseFunction analyse) {
+    std::lock_guard lock(mutex_);
+    analyse_function_ = std::move(analyse);
 }
 
 void SnapshotLoader::load(const QStringList& paths) {
@@ -96,14 +101,19 @@ void SnapshotLoader::runWorker() {
 
 void SnapshotLoader::runJob(const Job& job) {
     analysis::AnalysisOptions options;
-    LoadFunction load_function;
+    ReadFunction read_function;
+    AnalyseFunction analyse_function;
     {
         std::lock_guard lock(mutex_);
         options = options_;
-        load_function = load_function_;
+        read_function = read_function_;
+        analyse_function = analyse_function_;
     }
-    if (!load_function) load_function = [](const std::string& path, const analysis::AnalysisOptions& o) {
+    if (!read_function) read_function = [](const std::string& path, const analysis::AnalysisOptions& o) {
         return analysis::SnapshotAnalysis::load(path, o);
+    };
+    if (!analyse_function) analyse_function = [](const analysis::SnapshotAnalysis& read, const analysis::AnalysisOptions& o) {
+        return analysis::SnapshotAnalysis::analyse_read(read, o);
     };
     int last_percent = -1;
     options.cancel = job.cancel.get();
@@ -116,6 +126,18 @@ void SnapshotLoader::runJob(const Job& job) {
         const QString stage_text = QString::fromUtf8(analysis::analysis_stage_name(stage));
         QMetaObject::invokeMethod(this, [this, cancel = job.cancel, path = job.path, stage_text, percent] {
             deliverProgress(cancel, path, stage_text, percent);
+        }, Qt::QueuedConnection);
+    };
+    // The read step's own "done" is not the file's: only its start is shown.
+    analysis::AnalysisOptions read_options = analysis::AnalysisOptions::snapshot_only();
+    read_options.cancel = options.cancel;
+    read_options.progress = [&](analysis::AnalysisStage stage, double fraction) {
+        if (stage != analysis::AnalysisStage::Done) options.progress(stage, fraction);
+    };
+    // Hands the snapshot read to the loader's thread before the analysis.
+    const auto deliver_read = [&](const AnalysisPtr& read) {
+        QMetaObject::invokeMethod(this, [this, cancel = job.cancel, read] {
+            if (!cancel->load()) emit this->read(read);
         }, Qt::QueuedConnection);
     };
 
@@ -132,7 +154,9 @@ void SnapshotLoader::runJob(const Job& job) {
             throw format::ReadError(format::ReadErrorCode::Io,
                                     "cannot read " + path + ": not a regular file (a named pipe or socket)");
         }
-        result = load_function(path, options);
+        AnalysisPtr read = read_function(path, read_options);
+        deliver_read(read);
+        result = analyse_function(*read, options);
     } catch (const analysis::AnalysisCancelled&) {
         was_cancelled = true;
     } catch (const format::ReadError& e) {

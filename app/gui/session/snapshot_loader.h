@@ -2,10 +2,14 @@
 // owns, so that the window stays responsive while a 10M-object heap loads.
 //
 // Files are queued (`load`) and handled one at a time, in order, each through
-// core's staged pipeline (analysis::SnapshotAnalysis::load) with its progress
-// and cancel hooks. Every file ends in exactly one of `loaded`, `failed` or
-// `cancelled`; `idle` follows the last of them once nothing is queued or
-// running.
+// core's staged pipeline with its progress and cancel hooks, in two steps:
+// the file is read (SnapshotAnalysis::load with snapshot_only()) and handed
+// over at once as `read`, so the window can show what the node columns
+// alone say (the type census) while the rest of the analysis
+// (SnapshotAnalysis::analyse_read: index, roots, dominators, cycles,
+// suspects) runs on the same snapshot in memory. Every file ends in exactly
+// one of `loaded`, `failed` or `cancelled`; `idle` follows the last of them
+// once nothing is queued or running.
 //
 // Threading: the worker never emits a signal itself. It posts each event to
 // the loader's own thread (QMetaObject::invokeMethod with the loader as
@@ -68,12 +72,17 @@ public:
     // cancel() was called is reported as cancelled, never as loaded or failed.
     void cancel();
 
-    // What reads and analyses one file on the worker thread: by default
-    // analysis::SnapshotAnalysis::load. Tests put a gate in front of it to
-    // hold a load at a known point. Applies to loads that start after the call.
-    using LoadFunction = std::function<std::unique_ptr<analysis::SnapshotAnalysis>(
+    // The two steps of one file on the worker thread: reading it (by default
+    // analysis::SnapshotAnalysis::load, given snapshot_only() options) and
+    // analysing what was read (by default SnapshotAnalysis::analyse_read).
+    // Tests put a gate in front of either to hold a load at a known point.
+    // Apply to loads that start after the call.
+    using ReadFunction = std::function<std::unique_ptr<analysis::SnapshotAnalysis>(
         const std::string& path, const analysis::AnalysisOptions& options)>;
-    void setLoadFunction(LoadFunction load);
+    using AnalyseFunction = std::function<std::unique_ptr<analysis::SnapshotAnalysis>(
+        const analysis::SnapshotAnalysis& read, const analysis::AnalysisOptions& options)>;
+    void setReadFunction(ReadFunction read);
+    void setAnalyseFunction(AnalyseFunction analyse);
 
     // True from load() until the `idle` signal.
     bool isBusy() const;
@@ -86,6 +95,11 @@ signals:
     // Stage text ("reading", "building the dominator tree", ...) and the
     // share of this file's pipeline already done, 0..100, never decreasing.
     void progress(const QString& path, const QString& stage, int percent);
+    // The file is read: `snapshot` holds the snapshot alone (has_graph() is
+    // false) while the rest of its analysis runs. `loaded` (or `cancelled`,
+    // or `failed`) follows for the same path; the analysis it brings shares
+    // this snapshot (the same Snapshot object).
+    void read(const refscope::app::AnalysisPtr& snapshot);
     void loaded(const refscope::app::AnalysisPtr& analysis);
     // `message` is the reader's own clear message (format::ReadError: "not a
     // refscope snapshot", "truncated: ...") or the analysis' error.
@@ -108,7 +122,8 @@ private:
     void deliverEnd();
 
     analysis::AnalysisOptions options_;  // guarded by mutex_
-    LoadFunction load_function_;         // guarded by mutex_
+    ReadFunction read_function_;         // guarded by mutex_
+    AnalyseFunction analyse_function_;   // guarded by mutex_
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;

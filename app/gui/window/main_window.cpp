@@ -120,10 +120,12 @@ void MainWindow::buildStatusBar() {
 void MainWindow::connectSession() {
     connect(loader_, &SnapshotLoader::started, this, &MainWindow::onLoadStarted);
     connect(loader_, &SnapshotLoader::progress, this, &MainWindow::onLoadProgress);
+    connect(loader_, &SnapshotLoader::read, this, &MainWindow::onSnapshotRead);
     connect(loader_, &SnapshotLoader::loaded, this, &MainWindow::onLoaded);
     connect(loader_, &SnapshotLoader::failed, this, &MainWindow::onLoadFailed);
     connect(loader_, &SnapshotLoader::cancelled, this, [this](const QString& path) {
         ++batch_done_;
+        leaveAnalysingView();
         statusBar()->showMessage(tr("Cancelled loading %1").arg(QFileInfo(path).fileName()), 5000);
     });
     connect(loader_, &SnapshotLoader::idle, this, &MainWindow::onLoaderIdle);
@@ -252,15 +254,40 @@ void MainWindow::onLoadProgress(const QString& path, const QString& stage, int p
     load_bar_->setToolTip(path);
 }
 
+void MainWindow::onSnapshotRead(const AnalysisPtr& snapshot) {
+    // The census needs only the node columns: it is shown now, while the
+    // loader analyses the graph. The snapshot joins the timeline (and the
+    // comparisons) when its analysis is done, in onLoaded. A newer snapshot
+    // of the process on screen waits for its analysis instead: a live
+    // session's arrive every few seconds, and the selection, path and graph
+    // being read carry over only to an analysed one (Workspace::setAnalysis).
+    const AnalysisPtr shown = workspace_->analysis();
+    if (shown && !workspace_->analysing() &&
+        SnapshotTimeline::processKey(shown->snapshot()) == SnapshotTimeline::processKey(snapshot->snapshot())) {
+        return;
+    }
+    workspace_->setAnalysis(snapshot);
+    pages_->setCurrentWidget(workspace_);
+    updateTitle();
+    updateCounts();
+    updateActions();
+}
+
+void MainWindow::leaveAnalysingView() {
+    if (workspace_->analysing()) onCurrentChanged(timeline_->current());
+}
+
 void MainWindow::onLoaded(const AnalysisPtr& analysis) {
     ++batch_done_;
     recent_->add(QString::fromStdString(analysis->path()));
     timeline_->add(analysis);
+    leaveAnalysingView();  // the timeline kept another one current
     statusBar()->showMessage(tr("Opened %1").arg(file_name(analysis)), 4000);
 }
 
 void MainWindow::onLoadFailed(const QString& path, const QString& message) {
     ++batch_done_;
+    leaveAnalysingView();
     load_errors_ << QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), message);
     showLoadErrors();
 }
@@ -371,9 +398,13 @@ QString MainWindow::selectedPathText() const { return workspace_->pathText(); }
 QString MainWindow::countsText() const { return counts_label_->text(); }
 
 void MainWindow::updateTitle() {
-    const AnalysisPtr current = timeline_->current();
+    const AnalysisPtr current = workspace_->analysis();
     if (!current) {
         setWindowTitle(QStringLiteral("refscope"));
+        return;
+    }
+    if (workspace_->analysing()) {
+        setWindowTitle(tr("%1 (analysing…) — refscope").arg(file_name(current)));
         return;
     }
     QString title = file_name(current);
@@ -382,7 +413,7 @@ void MainWindow::updateTitle() {
 }
 
 void MainWindow::updateCounts() {
-    const AnalysisPtr current = timeline_->current();
+    const AnalysisPtr current = workspace_->analysis();
     if (!current) {
         counts_label_->clear();
         return;
@@ -391,6 +422,11 @@ void MainWindow::updateCounts() {
     QStringList parts;
     parts << tr("%1 objects").arg(count_text(s.node_count()));
     parts << tr("%1 references").arg(count_text(s.edge_count()));
+    if (workspace_->analysing()) {
+        parts << tr("analysing…");
+        counts_label_->setText(parts.join(QStringLiteral(" · ")));
+        return;
+    }
     parts << tr("%1 with unexplained references").arg(count_text(current->roots().unexplained_nodes().size()));
     if (const analysis::LeakSuspects* suspects = workspace_->suspects()) {
         parts << tr("%1 leak suspects").arg(count_text(suspects->high_confidence_count()));
@@ -399,7 +435,9 @@ void MainWindow::updateCounts() {
 }
 
 void MainWindow::updateActions() {
-    const AnalysisPtr current = timeline_->current();
+    // While a snapshot read is analysed it is on screen but not yet open:
+    // Close, Reload and Find would act on one not shown (Cancel stops it).
+    const AnalysisPtr current = workspace_->analysing() ? nullptr : timeline_->current();
     close_action_->setEnabled(current != nullptr);
     reload_action_->setEnabled(current && !current->path().empty());
     cancel_action_->setEnabled(loader_->isBusy());

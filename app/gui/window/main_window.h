@@ -111,6 +111,11 @@ private:
 
     void onLoadStarted(const QString& path, int remaining);
     void onLoadProgress(const QString& path, const QString& stage, int percent);
+    void onSnapshotRead(const AnalysisPtr& snapshot);
+    // A load has ended: the census shown while its file was analysed gives
+    // way to the timeline's current snapshot (the full analysis when the
+    // timeline made it current; else what was current before).
+    void leaveAnalysingView();
     void onLoaded(const AnalysisPtr& analysis);
     void onLoadFailed(const QString& path, const QString& message);
     void onLoaderIdle();

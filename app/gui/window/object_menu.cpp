@@ -56,7 +56,8 @@ QString filter_action_text(const QString& term) {
 
 void fill_object_menu(QMenu& menu, Workspace& workspace, const MenuSubject& subject, bool in_graph) {
     const AnalysisPtr analysis = workspace.analysis();
-    if (!analysis) return;
+    // While the graph is analysed (workspace.h) its actions have nothing to act on.
+    if (!analysis || !analysis->has_graph()) return;
     const Snapshot& snapshot = analysis->snapshot();
     const bool has_node = subject.node < snapshot.node_count();
     QString term = subject.filterTerm;

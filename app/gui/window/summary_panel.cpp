@@ -56,7 +56,7 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     layout->addLayout(top);
     layout->addWidget(view_, 1);
 
-    connect(group_by_, &QComboBox::currentIndexChanged, this, &SummaryPanel::regroup);
+    connect(group_by_, &QComboBox::currentIndexChanged, this, [this] { regroup(false); });
     setFocusProxy(view_);
     connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &SummaryPanel::onCurrentRowChanged);
@@ -65,10 +65,13 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
 bool SummaryPanel::busy() const { return build_job_->busy(); }
 
 void SummaryPanel::setAnalysis(AnalysisPtr analysis) {
+    // The full analysis of the snapshot shown alone while it was analysed:
+    // the census on screen stays right until the new model replaces it.
+    const bool same_snapshot = analysis_ && analysis && &analysis_->snapshot() == &analysis->snapshot();
     analysis_ = std::move(analysis);
     selection_.reset();
     comparison_.reset();
-    regroup();
+    regroup(same_snapshot);
 }
 
 void SummaryPanel::setSelection(std::shared_ptr<const std::vector<uint32_t>> nodes) {
@@ -98,10 +101,11 @@ bool SummaryPanel::selectGroup(const QString& name) {
     return true;
 }
 
-void SummaryPanel::regroup() {
+void SummaryPanel::regroup(bool keep_shown) {
     const auto by = static_cast<analysis::GroupBy>(group_by_->currentData().toInt());
-    // Empty until the new model arrives: the old one shows another snapshot.
-    model_->setAnalysis(nullptr);
+    // Empty until the new model arrives: the old one shows another snapshot
+    // (or another grouping).
+    if (!keep_shown) model_->setAnalysis(nullptr);
     updateTotals();
     if (!analysis_) {
         build_job_->cancel();
@@ -126,6 +130,12 @@ void SummaryPanel::install(QAbstractItemModel* built) {
     }
     model->setParent(this);
     TypeSummaryModel* old = model_;
+    // The row chosen in the census shown while the snapshot was analysed
+    // stays chosen (its objects are listed already).
+    const bool same_snapshot = old->analysis() && &old->analysis()->snapshot() == &analysis_->snapshot() &&
+                               old->groupBy() == model->groupBy();
+    const QString chosen = same_snapshot && view_->currentIndex().isValid()
+                               ? old->groupName(view_->currentIndex().row()) : QString();
     QItemSelectionModel* old_selection = view_->selectionModel();
     model_ = model;
     view_->setModel(model_);  // a new selection model: connect it again
@@ -137,6 +147,10 @@ void SummaryPanel::install(QAbstractItemModel* built) {
     // The filter and the baseline may have changed while it was built.
     if (model_->selection() != selection_) model_->setSelection(selection_);
     if (comparison_) model_->setBaseline(shared_diff(comparison_));
+    if (!chosen.isEmpty()) {
+        const QSignalBlocker quiet(this);
+        selectGroup(chosen);
+    }
     updateTotals();
     emit modelReplaced();
 }

@@ -6,7 +6,10 @@
 // The model for a new snapshot (or a new grouping) is built on a worker
 // thread (ModelBuildJob): grouping ten million objects and walking their
 // dominator tree takes a good part of a second, which the GUI thread must
-// never spend. Until it arrives the table is empty.
+// never spend. Until it arrives the table is empty, except when the new
+// analysis is the full one of the snapshot on screen (the census shown as
+// soon as the file was read, its retained and unexplained columns
+// "analysing…"): that table stays until the full one replaces it.
 #pragma once
 
 #include <cstdint>
@@ -55,7 +58,8 @@ signals:
     void modelReplaced();
 
 private:
-    void regroup();
+    // `keep_shown`: the model on screen stays until the new one arrives.
+    void regroup(bool keep_shown = false);
     void install(QAbstractItemModel* built);
     void updateTotals();
     void onCurrentRowChanged();

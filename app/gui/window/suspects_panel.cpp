@@ -156,6 +156,11 @@ QString SuspectsPanel::reasonText() const { return reason_->text(); }
 
 void SuspectsPanel::updateHeadline() {
     const analysis::LeakSuspects* ranked = suspects();
+    if (analysis_ && !analysis_->has_graph()) {
+        headline_->setText(tr("Analysing… the leak suspects are ranked once the reference graph is analysed "
+                              "(the status bar shows how far it is)."));
+        return;
+    }
     if (!analysis_ || !ranked) {
         headline_->setText(analysis_ ? tr("No leak suspects: this snapshot was analysed without them.") : QString());
         return;

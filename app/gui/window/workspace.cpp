@@ -165,23 +165,31 @@ uint32_t same_object_in(const AnalysisPtr& from, uint32_t node, const AnalysisPt
 void Workspace::setAnalysis(AnalysisPtr analysis) {
     const bool one_process = same_process(analysis_, analysis);
     const uint32_t carried = one_process ? same_object_in(analysis_, selected_, analysis) : kNoNode;
+    // The full analysis of the snapshot shown alone while it was analysed:
+    // a group chosen in its census meanwhile is listed now.
+    const bool completes = analysing() && analysis && &analysis_->snapshot() == &analysis->snapshot();
     analysis_ = std::move(analysis);
     comparison_.reset();
     selected_ = kNoNode;
-    group_ = {};
+    if (!completes) group_ = {};
     filtered_ = false;
     history_.clear();
     emit historyChanged();
-    filter_bar_->setAnalysis(analysis_);
+    // While the graph is analysed, the summary shows the census and the
+    // suspects panel says it is analysing; the panels that need the graph
+    // stay empty until the full analysis replaces this one.
+    const AnalysisPtr with_graph = analysing() ? nullptr : analysis_;
+    filter_bar_->setAnalysis(with_graph);
     suspects_panel_->setAnalysis(analysis_);
     summary_panel_->setAnalysis(analysis_);
     diff_panel_->setComparison(nullptr);
-    objects_panel_->setAnalysis(analysis_);
-    path_panel_->setAnalysis(analysis_);
-    retainers_panel_->setAnalysis(analysis_);
-    retained_panel_->setAnalysis(analysis_);
-    inspector_panel_->setAnalysis(analysis_);
-    graph_->setAnalysis(analysis_);
+    objects_panel_->setAnalysis(with_graph);
+    path_panel_->setAnalysis(with_graph);
+    retainers_panel_->setAnalysis(with_graph);
+    retained_panel_->setAnalysis(with_graph);
+    inspector_panel_->setAnalysis(with_graph);
+    graph_->setAnalysis(with_graph);
+    if (completes) showGroup(group_.caption, group_.nodes);
     // The chosen line stays while the same process's snapshots arrive (a
     // live session); another process's chart has other types.
     if (!one_process) growth_panel_->setChosenType({});
@@ -230,7 +238,12 @@ void Workspace::onSuspectReranked(const QString& type, const std::vector<uint32_
     if (!filtered_) showGroup(group_.caption, group_.nodes);
 }
 
+bool Workspace::analysing() const { return analysis_ && !analysis_->has_graph(); }
+
 void Workspace::showGroup(const QString& caption, const std::vector<uint32_t>& nodes) {
+    // The objects' columns (retained size, distance) need the graph: the
+    // group is listed when it is analysed (setAnalysis).
+    if (analysing()) return;
     objects_panel_->setObjects(caption, nodes);
     objects_panel_->showSelection(selected_);
 }

@@ -70,8 +70,15 @@ public:
     // The snapshot shown (null: none). Clears the selection and its history,
     // except that the selected object stays selected in the next snapshot of
     // the same process when it is still there (same address and type).
+    // A snapshot without its graph (has_graph() false: read, still being
+    // analysed) fills only the summary's census; the suspects panel says it
+    // is analysing and the panels that need the graph stay empty until the
+    // full analysis of the same snapshot is set (then a group chosen in the
+    // census meanwhile is listed).
     void setAnalysis(AnalysisPtr analysis);
     const AnalysisPtr& analysis() const { return analysis_; }
+    // The snapshot shown is read and its graph is being analysed.
+    bool analysing() const;
     // The comparison of the current snapshot with its baseline (null: none;
     // `error` says why, when it failed). Leak suspects then include growth
     // and survivors, the summary deltas, the diff panel fills.

@@ -70,7 +70,7 @@ std::unique_ptr<SnapshotAnalysis> SnapshotAnalysis::load(const std::string& path
     const auto start = Clock::now();
     std::unique_ptr<SnapshotAnalysis> result(new SnapshotAnalysis());
     result->path_ = path;
-    result->snapshot_ = std::make_unique<Snapshot>(format::read_snapshot_file(path));
+    result->snapshot_ = std::make_shared<const Snapshot>(format::read_snapshot_file(path));
     result->stage_seconds_[static_cast<int>(AnalysisStage::Read)] = seconds_since(start);
     result->run(options, weight_before(options, AnalysisStage::Index) / total_weight(options));
     return result;
@@ -79,8 +79,18 @@ std::unique_ptr<SnapshotAnalysis> SnapshotAnalysis::load(const std::string& path
 std::unique_ptr<SnapshotAnalysis> SnapshotAnalysis::analyse(Snapshot snapshot,
                                                             const AnalysisOptions& options) {
     std::unique_ptr<SnapshotAnalysis> result(new SnapshotAnalysis());
-    result->snapshot_ = std::make_unique<Snapshot>(std::move(snapshot));
+    result->snapshot_ = std::make_shared<const Snapshot>(std::move(snapshot));
     result->run(options, 0.0);
+    return result;
+}
+
+std::unique_ptr<SnapshotAnalysis> SnapshotAnalysis::analyse_read(const SnapshotAnalysis& read,
+                                                                 const AnalysisOptions& options) {
+    std::unique_ptr<SnapshotAnalysis> result(new SnapshotAnalysis());
+    result->path_ = read.path_;
+    result->snapshot_ = read.snapshot_;
+    result->stage_seconds_[static_cast<int>(AnalysisStage::Read)] = read.stage_seconds(AnalysisStage::Read);
+    result->run(options, weight_before(options, AnalysisStage::Index) / total_weight(options));
     return result;
 }
 
