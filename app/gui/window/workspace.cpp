@@ -86,8 +86,10 @@ Workspace::Workspace(QWidget* parent) : QWidget(parent) {
     main_splitter_->setObjectName(QStringLiteral("mainSplitter"));
     main_splitter_->addWidget(left_splitter_);
     main_splitter_->addWidget(right_splitter_);
-    main_splitter_->setStretchFactor(0, 1);
-    main_splitter_->setStretchFactor(1, 1);
+    // 5/12 and 7/12 of the width at any window size (also set on the first
+    // show: showEvent).
+    main_splitter_->setStretchFactor(0, 5);
+    main_splitter_->setStretchFactor(1, 7);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -359,11 +361,22 @@ void Workspace::restoreState(const QByteArray& state) {
 
 void Workspace::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    if (pending_state_.isEmpty()) return;
+    const bool first = !shown_before_;
+    shown_before_ = true;
+    if (pending_state_.isEmpty() && !first) return;
     // Once the page has its real size (the stacked layout gives it on its
-    // next pass), restore into it.
+    // next pass), restore into it. Without a saved state the tables get 5/12
+    // of the width and the path and graph 7/12 (at 1280 pixels: room for
+    // the summary's key columns and the retainers' tree both). Left to the
+    // panels' size hints, the split depended on what they showed when the
+    // page first appeared (a census still being analysed, or everything).
     QTimer::singleShot(0, this, [this] {
-        if (!pending_state_.isEmpty()) applyState(std::exchange(pending_state_, {}));
+        if (!pending_state_.isEmpty()) {
+            applyState(std::exchange(pending_state_, {}));
+        } else {
+            const int width = main_splitter_->width() - main_splitter_->handleWidth();
+            main_splitter_->setSizes({width * 5 / 12, width - width * 5 / 12});
+        }
     });
 }
 

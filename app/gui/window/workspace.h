@@ -169,6 +169,7 @@ private:
     bool filtered_ = false;  // the Objects panel lists the filter's matches
     SelectionHistory history_;
     QByteArray pending_state_;
+    bool shown_before_ = false;  // the first show sets the default split
 
     QSplitter* main_splitter_;
     QSplitter* left_splitter_;
