@@ -14,8 +14,7 @@
 namespace refscope::testing {
 
 template <typename T>
-::testing::AssertionResult same_column(const char* name, const std::vector<T>& a,
-                                       const std::vector<T>& b) {
+::testing::AssertionResult same_column(const char* name, const T& a, const T& b) {
     if (a.size() != b.size())
         return ::testing::AssertionFailure()
                << name << ": sizes " << a.size() << " != " << b.size();

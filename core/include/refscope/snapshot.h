@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "refscope/format/constants.h"
+#include "refscope/narrow_column.h"
 
 namespace refscope {
 
@@ -163,8 +164,11 @@ struct Snapshot {
     // Nodes, one entry per object, same index in every column.
     std::vector<uint64_t> node_address;
     std::vector<uint32_t> node_type;      // type id
-    std::vector<uint64_t> node_size;      // shallow bytes, computed in C
-    std::vector<int64_t> node_refcount;   // ob_refcnt minus the probe's own references
+    // Sizes and refcounts are 32 bits each with the rare wider value kept
+    // aside (narrow_column.h): 8 bytes a node less in the probe and the
+    // analysis.
+    NarrowColumn<uint64_t, uint32_t> node_size;     // shallow bytes, computed in C
+    NarrowColumn<int64_t, int32_t> node_refcount;   // ob_refcnt minus the probe's own references
     std::vector<uint8_t> node_flags;      // format::kNode* bits
     std::vector<uint32_t> node_preview;   // string id, 0 = none
 

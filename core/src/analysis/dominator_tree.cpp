@@ -365,7 +365,7 @@ DominatorTree::DominatorTree(const GraphIndex& index, const RootClasses& roots, 
     // (by slot): no number-indexed copy to allocate and then scatter. The
     // slots of the vertices a few steps ahead are known, so their entries
     // are fetched early.
-    const uint64_t* sizes = index.snapshot().node_size.data();
+    const auto& sizes = index.snapshot().node_size;
     idom_.assign(slots, kNoNode);
     retained_size_.assign(slots, 0);
     retained_count_.assign(slots, 0);
@@ -379,7 +379,7 @@ DominatorTree::DominatorTree(const GraphIndex& index, const RootClasses& roots, 
             __builtin_prefetch(&retained_size_[ahead]);
             __builtin_prefetch(&retained_count_[ahead]);
             __builtin_prefetch(&idom_[ahead]);
-            if (ahead < nodes) __builtin_prefetch(&sizes[ahead]);
+            if (ahead < nodes) sizes.prefetch(ahead);
             const uint32_t up = vertex[idom_number[i - kAhead]];
             __builtin_prefetch(&retained_size_[up]);
             __builtin_prefetch(&retained_count_[up]);

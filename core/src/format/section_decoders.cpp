@@ -166,9 +166,9 @@ void decode_node_columns(PayloadCursor& c, Snapshot& s, size_t n) {
     s.node_type.resize(n);
     for (uint32_t& t : s.node_type) t = c.u32("type column");
     s.node_size.resize(n);
-    for (uint64_t& sz : s.node_size) sz = c.varint("size column");
+    for (size_t i = 0; i < n; ++i) s.node_size.set(i, c.varint("size column"));
     s.node_refcount.resize(n);
-    for (int64_t& rc : s.node_refcount) rc = zigzag_decode(c.varint("refcount column"));
+    for (size_t i = 0; i < n; ++i) s.node_refcount.set(i, zigzag_decode(c.varint("refcount column")));
     const uint8_t* flags = c.bytes(n, "flags column");
     s.node_flags.assign(flags, flags + n);
     s.node_preview.resize(n);

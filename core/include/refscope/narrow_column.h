@@ -1,0 +1,165 @@
+// A column of 64-bit values kept in 32 bits each, for the snapshot's sizes
+// and refcounts: nearly every object's fits in 32 bits, and at 10 to 100
+// million objects the 4 bytes saved per value and column are memory the
+// probe takes from someone else's process and the analysis needs to fit a
+// large heap. The rare value that does not fit (an immortal object's
+// refcount, 2^32 - 1 on 3.12 and 3 * 2^30 on 3.14; a buffer over 4 GiB; a
+// negative refcount from a corrupt file) is stored aside, keyed by index,
+// and its 32-bit slot holds an escape value that says so.
+//
+// Reads return the 64-bit value; writes go through set() or the reference
+// proxy that `column[i] = v`, `+=` and `-=` use. Standard library only (it
+// is part of snapshot.h, which the probe includes).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <limits>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace refscope {
+
+template <typename Wide, typename Narrow>
+class NarrowColumn {
+    static_assert(std::is_integral_v<Wide> && std::is_integral_v<Narrow> && sizeof(Narrow) < sizeof(Wide) &&
+                  std::is_signed_v<Wide> == std::is_signed_v<Narrow>);
+    // The escape: the one narrow value that is never a value itself (the
+    // smallest of a signed type, the largest of an unsigned one).
+    static constexpr Narrow kEscape =
+        std::is_signed_v<Narrow> ? std::numeric_limits<Narrow>::min() : std::numeric_limits<Narrow>::max();
+
+    static bool fits(Wide v) {
+        return v != Wide{kEscape} && v >= Wide{std::numeric_limits<Narrow>::min()} &&
+               v <= Wide{std::numeric_limits<Narrow>::max()};
+    }
+
+public:
+    // What `column[i]` is on a non-const column: reads as the value, assigns
+    // through set().
+    class Reference {
+    public:
+        operator Wide() const { return column_.get(index_); }
+        Reference& operator=(Wide v) {
+            column_.set(index_, v);
+            return *this;
+        }
+        Reference& operator=(const Reference& other) { return *this = static_cast<Wide>(other); }
+        Reference& operator+=(Wide v) { return *this = static_cast<Wide>(*this) + v; }
+        Reference& operator-=(Wide v) { return *this = static_cast<Wide>(*this) - v; }
+        Reference& operator++() { return *this += 1; }
+        Reference& operator--() { return *this -= 1; }
+        Wide operator++(int) {
+            const Wide old = *this;
+            *this = old + 1;
+            return old;
+        }
+        Wide operator--(int) {
+            const Wide old = *this;
+            *this = old - 1;
+            return old;
+        }
+
+    private:
+        friend class NarrowColumn;
+        Reference(NarrowColumn& column, size_t index) : column_(column), index_(index) {}
+        NarrowColumn& column_;
+        size_t index_;
+    };
+
+    // Reads in order, by value (for range-for and algorithms).
+    class const_iterator {
+    public:
+        using iterator_category = std::random_access_iterator_tag;
+        using value_type = Wide;
+        using difference_type = std::ptrdiff_t;
+        using pointer = void;
+        using reference = Wide;
+
+        const_iterator() = default;
+        Wide operator*() const { return column_->get(index_); }
+        Wide operator[](difference_type n) const { return column_->get(index_ + n); }
+        const_iterator& operator++() { ++index_; return *this; }
+        const_iterator operator++(int) { auto old = *this; ++index_; return old; }
+        const_iterator& operator--() { --index_; return *this; }
+        const_iterator operator--(int) { auto old = *this; --index_; return old; }
+        const_iterator& operator+=(difference_type n) { index_ += n; return *this; }
+        const_iterator& operator-=(difference_type n) { index_ -= n; return *this; }
+        friend const_iterator operator+(const_iterator i, difference_type n) { return i += n; }
+        friend const_iterator operator+(difference_type n, const_iterator i) { return i += n; }
+        friend const_iterator operator-(const_iterator i, difference_type n) { return i -= n; }
+        friend difference_type operator-(const_iterator a, const_iterator b) {
+            return static_cast<difference_type>(a.index_) - static_cast<difference_type>(b.index_);
+        }
+        friend auto operator<=>(const const_iterator& a, const const_iterator& b) { return a.index_ <=> b.index_; }
+        friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.index_ == b.index_; }
+
+    private:
+        friend class NarrowColumn;
+        const_iterator(const NarrowColumn* column, size_t index) : column_(column), index_(index) {}
+        const NarrowColumn* column_ = nullptr;
+        size_t index_ = 0;
+    };
+
+    NarrowColumn() = default;
+    NarrowColumn(std::initializer_list<Wide> values) {
+        reserve(values.size());
+        for (const Wide v : values) push_back(v);
+    }
+
+    Wide get(size_t i) const {
+        const Narrow v = narrow_[i];
+        return v == kEscape ? overflow_.at(i) : Wide{v};
+    }
+    void set(size_t i, Wide v) {
+        if (fits(v)) {
+            if (narrow_[i] == kEscape) overflow_.erase(i);
+            narrow_[i] = static_cast<Narrow>(v);
+        } else {
+            narrow_[i] = kEscape;
+            overflow_[i] = v;
+        }
+    }
+    Wide operator[](size_t i) const { return get(i); }
+    Reference operator[](size_t i) { return Reference(*this, i); }
+
+    void push_back(Wide v) {
+        narrow_.push_back(0);
+        set(narrow_.size() - 1, v);
+    }
+    void pop_back() { resize(size() - 1); }
+    // New entries are 0; entries cut off take their stored-aside values along.
+    void resize(size_t n) {
+        for (size_t i = n; i < narrow_.size(); ++i)
+            if (narrow_[i] == kEscape) overflow_.erase(i);
+        narrow_.resize(n, 0);
+    }
+    void reserve(size_t n) { narrow_.reserve(n); }
+    void clear() {
+        narrow_.clear();
+        overflow_.clear();
+    }
+    size_t size() const { return narrow_.size(); }
+    bool empty() const { return narrow_.empty(); }
+    // For loops that know which entry they read a few steps ahead.
+    void prefetch(size_t i) const { __builtin_prefetch(narrow_.data() + i); }
+    // How many values did not fit in 32 bits.
+    size_t overflow_count() const { return overflow_.size(); }
+
+    const_iterator begin() const { return const_iterator(this, 0); }
+    const_iterator end() const { return const_iterator(this, size()); }
+
+    friend bool operator==(const NarrowColumn& a, const NarrowColumn& b) {
+        return a.narrow_ == b.narrow_ && a.overflow_ == b.overflow_;
+    }
+
+private:
+    std::vector<Narrow> narrow_;
+    std::unordered_map<size_t, Wide> overflow_;  // index -> value, where narrow_[index] == kEscape
+};
+
+}  // namespace refscope

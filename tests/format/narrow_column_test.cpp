@@ -1,0 +1,123 @@
+// NarrowColumn (core/include/refscope/narrow_column.h): the snapshot's sizes
+// and refcounts in 32 bits, with the values that do not fit kept aside. Every
+// value must read back exactly whatever its width, through every way of
+// writing it, and through the file.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "snapshot_compare.h"
+#include "test_support.h"
+
+namespace refscope::testing {
+namespace {
+
+using Sizes = NarrowColumn<uint64_t, uint32_t>;
+using Refcounts = NarrowColumn<int64_t, int32_t>;
+
+constexpr int64_t kImmortal312 = 0xFFFFFFFFll;       // 3.12's immortal refcount
+constexpr int64_t kImmortal314 = 3ll << 30;          // 3.14's initial immortal refcount
+constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();  // the signed escape
+constexpr uint64_t kUint32Max = std::numeric_limits<uint32_t>::max();  // the unsigned escape
+
+// The values at and around both types' edges, and the escapes themselves.
+const std::vector<int64_t> kRefcounts = {0, 1, -1, 2147483647, kInt32Min + 1, kInt32Min, kInt32Min - 1,
+                                         kImmortal312, kImmortal314, std::numeric_limits<int64_t>::max(),
+                                         std::numeric_limits<int64_t>::min(), 42};
+const std::vector<uint64_t> kSizes = {0, 1, 56, kUint32Max - 1, kUint32Max, kUint32Max + 1, 1ull << 40,
+                                      std::numeric_limits<uint64_t>::max(), 64};
+
+TEST(NarrowColumn, EveryValueReadsBackAndOnlyTheWideOnesAreKeptAside) {
+    Refcounts refcounts;
+    for (const int64_t v : kRefcounts) refcounts.push_back(v);
+    ASSERT_EQ(refcounts.size(), kRefcounts.size());
+    for (size_t i = 0; i < kRefcounts.size(); ++i) EXPECT_EQ(refcounts[i], kRefcounts[i]) << i;
+    // INT32_MIN is the escape, so it is kept aside like the wider values.
+    EXPECT_EQ(refcounts.overflow_count(), 6u);
+
+    Sizes sizes;
+    for (const uint64_t v : kSizes) sizes.push_back(v);
+    for (size_t i = 0; i < kSizes.size(); ++i) EXPECT_EQ(sizes[i], kSizes[i]) << i;
+    EXPECT_EQ(sizes.overflow_count(), 4u);
+    // Range-for reads the same values in order.
+    std::vector<uint64_t> seen;
+    for (const uint64_t v : sizes) seen.push_back(v);
+    EXPECT_EQ(seen, kSizes);
+}
+
+TEST(NarrowColumn, WritesThroughTheReferenceCrossTheBoundaryBothWays) {
+    Refcounts c;
+    c.resize(3);
+    EXPECT_EQ(c[0], 0);
+    c[1] = kImmortal312;
+    EXPECT_EQ(c[1], kImmortal312);
+    EXPECT_EQ(c.overflow_count(), 1u);
+    c[1] -= kImmortal312 - 5;  // back inside 32 bits: no longer kept aside
+    EXPECT_EQ(c[1], 5);
+    EXPECT_EQ(c.overflow_count(), 0u);
+    c[2] = 2147483647;
+    c[2] += 1;  // one past INT32_MAX
+    EXPECT_EQ(c[2], 2147483648ll);
+    EXPECT_EQ(c.overflow_count(), 1u);
+    c[0] = c[2];  // element to element copies the value
+    EXPECT_EQ(c[0], 2147483648ll);
+    EXPECT_EQ(c.overflow_count(), 2u);
+    c[2] = -3;
+    EXPECT_EQ(c[2], -3);
+    EXPECT_EQ(c.overflow_count(), 1u);
+}
+
+TEST(NarrowColumn, ShrinkingDropsTheCutValuesAndGrowingAddsZeros) {
+    Sizes c;
+    for (const uint64_t v : kSizes) c.push_back(v);
+    c.resize(5);  // keeps kUint32Max (index 4) aside, drops the rest
+    EXPECT_EQ(c.overflow_count(), 1u);
+    c.pop_back();
+    EXPECT_EQ(c.overflow_count(), 0u);
+    c.resize(6);
+    ASSERT_EQ(c.size(), 6u);
+    for (size_t i = 4; i < 6; ++i) EXPECT_EQ(c[i], 0u);
+    EXPECT_EQ(c[3], kUint32Max - 1);
+    c.clear();
+    EXPECT_TRUE(c.empty());
+    EXPECT_EQ(c.overflow_count(), 0u);
+}
+
+TEST(NarrowColumn, EqualityComparesValuesNotHistory) {
+    Sizes a, b;
+    a.push_back(1ull << 40);
+    a[0] = 7;  // was kept aside, no longer
+    b.push_back(7);
+    EXPECT_TRUE(a == b);
+    b[0] = 1ull << 40;
+    EXPECT_FALSE(a == b);
+}
+
+// Immortal refcounts, negative ones (a corrupt target's, or an object the
+// probe over-counted) and sizes past 4 GiB survive the file both compressed
+// and not.
+TEST(NarrowColumn, WideValuesSurviveTheFile) {
+    for (const bool compress : {false, true}) {
+        Snapshot s = make_small_snapshot();
+        const size_t n = s.node_count();
+        ASSERT_GE(n, 4u);
+        s.node_refcount[0] = kImmortal312;
+        s.node_refcount[1] = kImmortal314;
+        s.node_refcount[2] = -7;
+        s.node_refcount[3] = kInt32Min;
+        s.node_size[0] = kUint32Max;
+        s.node_size[1] = 5ull << 32;
+        const std::vector<uint8_t> bytes = format::encode_snapshot(s, format::WriteOptions{compress, 3});
+        const Snapshot back = format::decode_snapshot(bytes.data(), bytes.size());
+        EXPECT_TRUE(same_snapshot(s, back)) << compress;
+        EXPECT_EQ(back.node_refcount[0], kImmortal312);
+        EXPECT_EQ(back.node_refcount[3], kInt32Min);
+        EXPECT_EQ(back.node_size[1], 5ull << 32);
+    }
+}
+
+}  // namespace
+}  // namespace refscope::testing

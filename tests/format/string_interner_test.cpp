@@ -1,0 +1,73 @@
+// The probe's StringInterner (probe/src/string_interner.h): one id per
+// distinct text whatever size its table has (a power of two or the exact
+// size reserve() asks for), before and after it grows, and after release().
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "string_interner.h"
+
+namespace refscope::testing {
+namespace {
+
+using probe::StringInterner;
+
+// Interns `distinct` texts three times each, interleaved, and checks that
+// every text has one id, that the ids are new strings of the table in
+// first-seen order, and that the table holds each text once.
+void expect_one_id_per_text(StringInterner& interner, StringTable& table, size_t distinct) {
+    const size_t before = table.size();
+    std::vector<uint32_t> first(distinct);
+    for (int round = 0; round < 3; ++round) {
+        for (size_t i = 0; i < distinct; ++i) {
+            const std::string text = "text " + std::to_string(i * 7919 % 100003);
+            const uint32_t id = interner.intern(text);
+            if (round == 0) {
+                first[i] = id;
+                EXPECT_EQ(id, before + i);
+            } else {
+                ASSERT_EQ(id, first[i]) << text;
+            }
+            ASSERT_EQ(table.view(id), text);
+        }
+    }
+    EXPECT_EQ(table.size(), before + distinct);
+}
+
+TEST(StringInterner, GrowsByDoublingWithOneIdPerText) {
+    StringTable table;
+    StringInterner interner(table);
+    EXPECT_EQ(interner.intern(""), 0u);  // the table's "none"
+    expect_one_id_per_text(interner, table, 20000);  // from 4096 slots, several doublings
+}
+
+TEST(StringInterner, ReservedTablesOfAnySizeKeepOneIdPerText) {
+    // Sizes around the 70 % limit and ones that are not powers of two.
+    for (const size_t distinct : {1u, 6u, 2867u, 2868u, 5000u, 30001u}) {
+        StringTable table;
+        StringInterner interner(table);
+        interner.intern("before");
+        interner.reserve(distinct, distinct * 10);
+        expect_one_id_per_text(interner, table, distinct);
+        // Past what was reserved, the table grows from its odd size.
+        const size_t size = table.size();
+        for (size_t i = 0; i < distinct + 100; ++i) interner.intern("more " + std::to_string(i));
+        EXPECT_EQ(table.size(), size + distinct + 100);
+        EXPECT_EQ(interner.intern("before"), 1u);
+    }
+}
+
+TEST(StringInterner, AfterReleaseTextsAreAddedAgain) {
+    StringTable table;
+    StringInterner interner(table);
+    const uint32_t id = interner.intern("again");
+    interner.release();
+    const uint32_t after = interner.intern("again");
+    EXPECT_NE(after, id);  // no history: a second copy in the table
+    EXPECT_EQ(table.view(after), "again");
+    EXPECT_EQ(interner.intern("again"), after);
+}
+
+}  // namespace
+}  // namespace refscope::testing
