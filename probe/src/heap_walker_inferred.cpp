@@ -103,7 +103,7 @@ void HeapWalker::settle_inferred_edges() {
         if (is_target[target]) continue;
         is_target[target] = true;
         const bool counted = (s.node_flags[target] & (format::kNodeImmortal | format::kNodeNative)) == 0;
-        room.emplace(target, counted ? s.node_refcount[target] : 0);
+        room.emplace(target, counted ? s.node_refcount.get(target) : int64_t{0});
     }
     for (size_t e = 0; e < edges; ++e) {
         const uint32_t target = s.edge_target[e];

@@ -1,6 +1,7 @@
 // The probe's StringInterner (probe/src/string_interner.h): one id per
 // distinct text whatever size its table has (a power of two or the exact
-// size reserve() asks for), before and after it grows, and after release().
+// size reserve() asks for), before and after it grows, and after release();
+// and the StringTable it fills, once moved from.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -67,6 +68,20 @@ TEST(StringInterner, AfterReleaseTextsAreAddedAgain) {
     EXPECT_NE(after, id);  // no history: a second copy in the table
     EXPECT_EQ(table.view(after), "again");
     EXPECT_EQ(interner.intern("again"), after);
+}
+
+// A table moved from is an empty one (only id 0), and strings added to it
+// get ids from 1 again (the writer and reader rely on id 0 being there).
+TEST(StringTable, AMovedFromTableIsEmptyAndUsable) {
+    StringTable a;
+    a.add("moved");
+    const StringTable b = std::move(a);
+    EXPECT_EQ(b.view(1), "moved");
+    EXPECT_EQ(a.size(), 1u);  // NOLINT(bugprone-use-after-move): what is tested
+    EXPECT_EQ(a.view(0), "");
+    EXPECT_EQ(a.add("again"), 1u);
+    EXPECT_EQ(a.view(1), "again");
+    EXPECT_EQ(a.size(), 2u);
 }
 
 }  // namespace

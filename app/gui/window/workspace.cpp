@@ -375,7 +375,8 @@ void Workspace::showEvent(QShowEvent* event) {
             applyState(std::exchange(pending_state_, {}));
         } else {
             const int width = main_splitter_->width() - main_splitter_->handleWidth();
-            main_splitter_->setSizes({width * 5 / 12, width - width * 5 / 12});
+            // Not laid out yet (no width): the stretch factors give 5:7 as it grows.
+            if (width > 0) main_splitter_->setSizes({width * 5 / 12, width - width * 5 / 12});
         }
     });
 }

@@ -8,7 +8,9 @@
 // and its 32-bit slot holds an escape value that says so.
 //
 // Reads return the 64-bit value; writes go through set() or the reference
-// proxy that `column[i] = v`, `+=` and `-=` use. Standard library only (it
+// proxy that `column[i] = v`, `+=` and `-=` use. On a non-const column
+// `column[i]` is that proxy: `auto x = column[i]` keeps the proxy, and in
+// `c ? column[i] : 0` the result is an int; write get(i) there. Standard library only (it
 // is part of snapshot.h, which the probe includes).
 #pragma once
 
@@ -120,8 +122,8 @@ public:
             if (narrow_[i] == kEscape) overflow_.erase(i);
             narrow_[i] = static_cast<Narrow>(v);
         } else {
+            overflow_[i] = v;  // first: if this throws, the slot still holds its old value
             narrow_[i] = kEscape;
-            overflow_[i] = v;
         }
     }
     Wide operator[](size_t i) const { return get(i); }

@@ -126,6 +126,7 @@ class StringTable {
 public:
     // Appends without de-duplication; the probe de-duplicates where it matters.
     uint32_t add(std::string_view s) {
+        if (ends_.empty()) clear();  // a moved-from table: id 0 first
         bytes_.append(s);
         ends_.push_back(bytes_.size());
         return static_cast<uint32_t>(ends_.size() - 1);
@@ -136,7 +137,8 @@ public:
         const uint64_t begin = ends_[id - 1];
         return std::string_view(bytes_.data() + begin, static_cast<size_t>(ends_[id] - begin));
     }
-    size_t size() const { return ends_.size(); }
+    // At least 1 (id 0), also for a moved-from table.
+    size_t size() const { return ends_.empty() ? 1 : ends_.size(); }
     // The text of all strings together.
     size_t byte_size() const { return bytes_.size(); }
     // Room for `strings` more strings holding `bytes` more bytes of text.

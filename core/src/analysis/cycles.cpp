@@ -234,7 +234,7 @@ void Cycles::classify() {
                 // hidden_from_gc leaves out edges into native nodes: what
                 // decides is whether the reference into the next Python
                 // object is seen, so only those edges can be culprits.
-                if (cycle_of_[s.edge_target[e]] != c || !index_->hidden_from_gc(e)) {
+                if (cycle_of_[s.edge_target[e]] != c || !index_->hidden_from_gc(e, n)) {
                     continue;
                 }
                 if (holder_traverses < 0) {

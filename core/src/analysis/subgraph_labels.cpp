@@ -52,7 +52,7 @@ void Extraction::add_edges_between_drawn_nodes() {
             const bool owned = (flags & format::kEdgeOwned) != 0;
             const uint8_t style = static_cast<uint8_t>(
                 (contains(path_edges_, e) ? 1 : 0) |
-                (index_.hidden_from_gc(e) ? 2 : 0) |
+                (index_.hidden_from_gc(e, n.node) ? 2 : 0) |
                 (index_.kind(e) == EdgeKind::Weak ? 4 : 0) | (owned ? 8 : 0));
             raw.push_back({sub_index(target), e, style});
         }

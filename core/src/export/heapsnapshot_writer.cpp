@@ -247,7 +247,7 @@ private:
         for (uint32_t n = 0; n < count; ++n) {
             uint32_t set_member = 0;
             for (const uint32_t e : index_.out_edges(n)) {
-                write_object_edge(out, e, set_member, scratch);
+                write_object_edge(out, n, e, set_member, scratch);
             }
         }
     }
@@ -301,7 +301,7 @@ private:
         }
     }
 
-    void write_object_edge(JsonOutput& out, uint32_t e, uint32_t& set_member,
+    void write_object_edge(JsonOutput& out, uint32_t from, uint32_t e, uint32_t& set_member,
                            std::string& scratch) {
         const uint64_t to = uint64_t{synthetic_count_} + s_.edge_target[e];
         const uint8_t flags = s_.edge_flags[e];
@@ -313,7 +313,7 @@ private:
             return;
         }
         const bool owned = (flags & format::kEdgeOwned) != 0;
-        const bool invisible = index_.hidden_from_gc(e);
+        const bool invisible = index_.hidden_from_gc(e, from);
         if (!owned || invisible) {
             scratch.assign(plain_name(e, kind, label, member));
             scratch += owned ? " [GC-invisible]" : " [not owned]";

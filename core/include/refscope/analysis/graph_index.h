@@ -89,7 +89,8 @@ public:
 
     // A binary search over the out-offsets once the snapshot's edge_source
     // was dropped: fine for a path or a node's in-edges; a pass over every
-    // edge should walk the nodes' out-edges instead.
+    // edge should walk the nodes' out-edges instead (and pass the source to
+    // what asks for it, as hidden_from_gc(edge, source)).
     uint32_t source(uint32_t edge) const { return snapshot_->source_of(edge); }
     uint32_t target(uint32_t edge) const { return snapshot_->edge_target[edge]; }
     format::EdgeKind kind(uint32_t edge) const {
@@ -115,14 +116,19 @@ public:
     // nodes (the next native → Python edge is the one that matters) and
     // unreported references to atomic objects — the str keys of every dict,
     // ints — which can close no cycle and would mark every dict.
-    bool hidden_from_gc(uint32_t edge) const {
+    // This form looks the source up (source(): a binary search once the
+    // sources were dropped); a pass over every edge, which knows each
+    // edge's source, passes it.
+    bool hidden_from_gc(uint32_t edge) const { return hidden_from_gc(edge, kNoNode); }
+    // `from`: the edge's source, or kNoNode to look it up when needed.
+    bool hidden_from_gc(uint32_t edge, uint32_t from) const {
         if (!retains(edge) || (snapshot_->edge_flags[edge] & format::kEdgeGcVisible) != 0) return false;
         const uint32_t to = target(edge);
         const uint8_t target_flags = snapshot_->node_flags[to];
         if (target_flags & format::kNodeNative) return false;
         if ((target_flags & format::kNodeGcTracked) != 0) return true;
-        // Looked up last: source() is a binary search over the out-offsets.
-        if ((snapshot_->node_flags[source(edge)] & format::kNodeNative) != 0) return true;
+        if (from == kNoNode) from = source(edge);  // looked up last, and only if needed
+        if ((snapshot_->node_flags[from] & format::kNodeNative) != 0) return true;
         const uint32_t type = snapshot_->node_type[to];
         return out_degree(to) > 0 && !(type < type_tracked_.size() && type_tracked_[type]);
     }
