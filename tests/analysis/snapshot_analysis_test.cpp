@@ -36,15 +36,25 @@ Snapshot small_heap() {
     return b.build();
 }
 
-TEST(SnapshotAnalysis, BuildsEveryStageAndReportsProgressInOrder) {
+// Records the stages and fractions an analysis reports.
+struct ProgressLog {
     std::vector<AnalysisStage> stages;
     std::vector<double> fractions;
-    AnalysisOptions options;
-    options.progress = [&](AnalysisStage stage, double fraction) {
-        stages.push_back(stage);
-        fractions.push_back(fraction);
-    };
-    const auto result = SnapshotAnalysis::analyse(small_heap(), options);
+    // `options` with its progress callback recording here.
+    AnalysisOptions into(AnalysisOptions options = {}) {
+        options.progress = [this](AnalysisStage stage, double fraction) {
+            stages.push_back(stage);
+            fractions.push_back(fraction);
+        };
+        return options;
+    }
+};
+
+TEST(SnapshotAnalysis, BuildsEveryStageAndReportsProgressInOrder) {
+    ProgressLog log;
+    const auto result = SnapshotAnalysis::analyse(small_heap(), log.into());
+    const auto& stages = log.stages;
+    const auto& fractions = log.fractions;
     ASSERT_NE(result->dominators(), nullptr);
     ASSERT_NE(result->cycles(), nullptr);
     ASSERT_NE(result->suspects(), nullptr);
@@ -110,10 +120,9 @@ TEST(SnapshotAnalysis, LoadsAFileAndRefusesABadOne) {
     std::filesystem::create_directories(dir);
     const auto good = (dir / "good.rscope").string();
     format::write_snapshot_file(small_heap(), good);
-    std::vector<AnalysisStage> stages;
-    AnalysisOptions options;
-    options.progress = [&](AnalysisStage stage, double) { stages.push_back(stage); };
-    const auto result = SnapshotAnalysis::load(good, options);
+    ProgressLog log;
+    const auto result = SnapshotAnalysis::load(good, log.into());
+    const auto& stages = log.stages;
     EXPECT_EQ(result->path(), good);
     EXPECT_EQ(result->snapshot().node_count(), 4u);
     ASSERT_FALSE(stages.empty());
@@ -125,10 +134,9 @@ TEST(SnapshotAnalysis, LoadsAFileAndRefusesABadOne) {
 }
 
 TEST(SnapshotAnalysis, SnapshotOnlyReadsAndStops) {
-    std::vector<AnalysisStage> stages;
-    AnalysisOptions options = AnalysisOptions::snapshot_only();
-    options.progress = [&](AnalysisStage stage, double) { stages.push_back(stage); };
-    const auto result = SnapshotAnalysis::analyse(small_heap(), options);
+    ProgressLog log;
+    const auto result = SnapshotAnalysis::analyse(small_heap(), log.into(AnalysisOptions::snapshot_only()));
+    const auto& stages = log.stages;
     EXPECT_FALSE(result->has_graph());
     EXPECT_EQ(result->dominators(), nullptr);
     EXPECT_EQ(result->cycles(), nullptr);
@@ -146,14 +154,10 @@ TEST(SnapshotAnalysis, AnalyseReadSharesTheSnapshotReadAndContinuesItsProgress) 
     format::write_snapshot_file(small_heap(), file);
     const auto read = SnapshotAnalysis::load(file, AnalysisOptions::snapshot_only());
     ASSERT_FALSE(read->has_graph());
-    std::vector<AnalysisStage> stages;
-    std::vector<double> fractions;
-    AnalysisOptions options;
-    options.progress = [&](AnalysisStage stage, double fraction) {
-        stages.push_back(stage);
-        fractions.push_back(fraction);
-    };
-    const auto full = SnapshotAnalysis::analyse_read(*read, options);
+    ProgressLog log;
+    const auto full = SnapshotAnalysis::analyse_read(*read, log.into());
+    const auto& stages = log.stages;
+    const auto& fractions = log.fractions;
     EXPECT_EQ(&full->snapshot(), &read->snapshot());
     EXPECT_EQ(full->path(), file);
     ASSERT_NE(full->suspects(), nullptr);
