@@ -14,6 +14,13 @@ namespace refscope::app {
 
 using AnalysisPtr = std::shared_ptr<const analysis::SnapshotAnalysis>;
 
+// Both are analyses of one snapshot in memory: the census shown while the
+// file's graph was analysed, and that analysis when it is done
+// (SnapshotAnalysis::analyse_read shares the snapshot read).
+inline bool same_snapshot(const AnalysisPtr& a, const AnalysisPtr& b) {
+    return a && b && &a->snapshot() == &b->snapshot();
+}
+
 }  // namespace refscope::app
 
 Q_DECLARE_METATYPE(refscope::app::AnalysisPtr)

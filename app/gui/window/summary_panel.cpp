@@ -67,11 +67,11 @@ bool SummaryPanel::busy() const { return build_job_->busy(); }
 void SummaryPanel::setAnalysis(AnalysisPtr analysis) {
     // The full analysis of the snapshot shown alone while it was analysed:
     // the census on screen stays right until the new model replaces it.
-    const bool same_snapshot = analysis_ && analysis && &analysis_->snapshot() == &analysis->snapshot();
+    const bool completes = same_snapshot(analysis_, analysis);
     analysis_ = std::move(analysis);
     selection_.reset();
     comparison_.reset();
-    regroup(same_snapshot);
+    regroup(completes);
 }
 
 void SummaryPanel::setSelection(std::shared_ptr<const std::vector<uint32_t>> nodes) {
@@ -132,9 +132,8 @@ void SummaryPanel::install(QAbstractItemModel* built) {
     TypeSummaryModel* old = model_;
     // The row chosen in the census shown while the snapshot was analysed
     // stays chosen (its objects are listed already).
-    const bool same_snapshot = old->analysis() && &old->analysis()->snapshot() == &analysis_->snapshot() &&
-                               old->groupBy() == model->groupBy();
-    const QString chosen = same_snapshot && view_->currentIndex().isValid()
+    const bool keep_chosen = same_snapshot(old->analysis(), analysis_) && old->groupBy() == model->groupBy();
+    const QString chosen = keep_chosen && view_->currentIndex().isValid()
                                ? old->groupName(view_->currentIndex().row()) : QString();
     QItemSelectionModel* old_selection = view_->selectionModel();
     model_ = model;

@@ -169,7 +169,7 @@ void Workspace::setAnalysis(AnalysisPtr analysis) {
     const uint32_t carried = one_process ? same_object_in(analysis_, selected_, analysis) : kNoNode;
     // The full analysis of the snapshot shown alone while it was analysed:
     // a group chosen in its census meanwhile is listed now.
-    const bool completes = analysing() && analysis && &analysis_->snapshot() == &analysis->snapshot();
+    const bool completes = analysing() && same_snapshot(analysis_, analysis);
     analysis_ = std::move(analysis);
     comparison_.reset();
     selected_ = kNoNode;

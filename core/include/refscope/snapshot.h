@@ -203,9 +203,6 @@ struct Snapshot {
         const auto after = std::upper_bound(edge_first.begin(), edge_first.end(), edge);
         return static_cast<uint32_t>(after - edge_first.begin() - 1);
     }
-    // Node n's edges are [first_edge(n), first_edge(n + 1)), for n ≤
-    // node_count(). Only once edge_source was dropped (edge_first is set).
-    uint32_t first_edge(uint32_t node) const { return edge_first[node]; }
 
     // Replaces edge_source by edge_first and frees it. Does nothing (and
     // returns false) when edge_first is set already, when the columns
