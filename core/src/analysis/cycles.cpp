@@ -112,6 +112,12 @@ void Cycles::find_components() {
                 const uint32_t w = edges.target(e);
                 if (w == frame.node) {
                     self_loop[w >> 6] |= uint64_t{1} << (w & 63);
+                } else if (rindex[w] == 0 && edges.first(w) == edges.last(w)) {
+                    // A leaf (a str, an int: about half of a heap) is a
+                    // component of its own: numbered at once, without a
+                    // frame to push and pop. Its number is above every live
+                    // index, as if it had been searched.
+                    rindex[w] = next_component--;
                 } else if (rindex[w] == 0) {
                     // Descend; the position stays on this edge so that w's
                     // result is folded in when the search comes back.
@@ -234,7 +240,11 @@ void Cycles::classify() {
                 // hidden_from_gc leaves out edges into native nodes: what
                 // decides is whether the reference into the next Python
                 // object is seen, so only those edges can be culprits.
-                if (cycle_of_[s.edge_target[e]] != c || !index_->hidden_from_gc(e, n)) {
+                // Asked first: its first test reads the edge's flags, in
+                // order, and rules out nearly every edge before the target's
+                // cycle is read at random (0.8 s of 30M edges in a heap that
+                // is one big cycle).
+                if (!index_->hidden_from_gc(e, n) || cycle_of_[s.edge_target[e]] != c) {
                     continue;
                 }
                 if (holder_traverses < 0) {

@@ -87,8 +87,11 @@ Numbering number_vertices(const GraphIndex& index, const RootClasses& roots, Dom
             const uint32_t target = edges.target(e);
             if (seen.test(target)) continue;
             seen.set(target);
-            const uint32_t k = visit(target, frame.number);  // `frame` dies at the push
-            stack.push_back({k, edges.first(target), edges.last(target)});
+            const uint32_t first = edges.first(target);
+            const uint32_t end = edges.last(target);
+            // `frame` dies at the push; a leaf (no out-edges) needs none.
+            const uint32_t k = visit(target, frame.number);
+            if (first != end) stack.push_back({k, first, end});
         }
     };
 
