@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "prefetch.h"
+
 namespace refscope::probe {
 
 class AddressMap {
@@ -59,20 +61,11 @@ public:
         }
     }
 
-    // Starts loading the slot `key` hashes to. (GCC 12 drops
-    // __builtin_prefetch here, so the instruction is written out; x86-64
-    // only, elsewhere this is a no-op.)
+    // Starts loading the slot `key` hashes to.
     void prefetch(uint64_t key) const {
         size_t i = slot(key);
-        touch(keys_.data() + i);
-        touch(values_.data() + i);
-    }
-    static void touch(const void* p) {
-#if defined(__x86_64__)
-        asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
-#else
-        (void)p;
-#endif
+        prefetch_line(keys_.data() + i);
+        prefetch_line(values_.data() + i);
     }
 
     size_t size() const { return size_; }

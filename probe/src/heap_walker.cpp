@@ -5,6 +5,7 @@
 #include "cpython_internals.h"
 
 #include <algorithm>
+#include <new>
 #include <stdexcept>
 
 #include "compat.h"
@@ -103,27 +104,59 @@ static int visit_tracked(PyObject* op, void* list) {
 #endif
 
 void HeapWalker::reserve_for(size_t tracked) {
-    // Reserve for the whole walk from the tracked count: untracked objects
-    // (str, int, untracked tuples and dicts) usually add 1-2x as many. A
-    // reservation costs address space, not memory, until it is written, and
-    // it avoids the copies (and 3x transient peaks) of vector doubling.
-    size_t nodes = tracked * 3 + 4096;
-    Snapshot& s = snapshot_;
-    s.node_address.reserve(nodes);
-    s.node_type.reserve(nodes);
-    s.node_size.reserve(nodes);
-    s.node_refcount.reserve(nodes);
-    s.node_flags.reserve(nodes);
-    s.node_preview.reserve(nodes);
-    size_t edges = tracked * 5 + 4096;
-    s.edge_source.reserve(edges);
-    s.edge_target.reserve(edges);
-    s.edge_kind.reserve(edges);
-    s.edge_flags.reserve(edges);
-    s.edge_label.reserve(edges);
-    preview_end_.reserve(nodes);
-    preview_arena_.reserve(nodes * 8);
+    // Reserve for the whole walk from the tracked count. A reservation costs
+    // address space, not memory, until it is written, and it avoids vector
+    // doubling: a copy of every column while the GIL is held, and the old
+    // and the new block at once. So it is generous: untracked objects (str,
+    // int, atomic tuples and dicts) come on top of the tracked ones, 3.4x
+    // as many nodes and 5-6x as many edges on the benchmark heap, 5x and
+    // 16x in a program that imported SymPy. If the address space is not
+    // there (a ulimit -v, a strict overcommit policy), it asks for less,
+    // then for nothing: the columns then grow as they fill. (A limit that
+    // allows the reservation but not the rest of the walk fails the
+    // snapshot with MemoryError, as any allocation past the limit would.)
+    struct Per {
+        size_t nodes, edges;  // per tracked object
+    };
+    for (const Per per : {Per{8, 24}, Per{3, 5}, Per{0, 0}}) {
+        try {
+            reserve_columns(tracked * per.nodes + 4096, tracked * per.edges + 4096);
+            break;
+        } catch (const std::bad_alloc&) {
+        }
+    }
+    // The map is written when reserved (empty slots are zeros): memory, not
+    // address space, so sized for what the benchmark heap needs.
     nodes_.reserve(tracked * 5 / 2);
+}
+
+// Reserves every column the walk appends to, or none: a failed attempt gives
+// back what it had reserved, so that the next, smaller one has the room.
+void HeapWalker::reserve_columns(size_t nodes, size_t edges) {
+    Snapshot& s = snapshot_;
+    const auto each = [&](auto&& act) {
+        act(s.node_address, nodes);
+        act(s.node_type, nodes);
+        act(s.node_size, nodes);
+        act(s.node_refcount, nodes);
+        act(s.node_flags, nodes);
+        act(s.node_preview, nodes);
+        act(s.edge_source, edges);
+        act(s.edge_target, edges);
+        act(s.edge_kind, edges);
+        act(s.edge_flags, edges);
+        act(s.edge_label, edges);
+        act(preview_end_, nodes);
+        act(preview_arena_, nodes * 8);
+    };
+    try {
+        each([](auto& column, size_t n) { column.reserve(n); });
+    } catch (const std::bad_alloc&) {
+        // The columns are still empty here (the start set comes next), so
+        // shrinking frees their blocks without allocating.
+        each([](auto& column, size_t) { column.shrink_to_fit(); });
+        throw;
+    }
 }
 
 // Interns the start set. Each insert is a cache miss in a large table, so the
@@ -222,12 +255,29 @@ void HeapWalker::finish_previews() {
     for (size_t id = 0, begin = 0; id < preview_end_.size(); begin = preview_end_[id++])
         texts += preview_end_[id] != begin;
     interner_.reserve(texts, preview_arena_.size());
-    uint32_t begin = 0;
-    for (size_t id = 0; id < preview_end_.size(); ++id) {
-        uint32_t end = preview_end_[id];
-        snapshot_.node_preview[id] =
-            end == begin ? 0 : interner_.intern(std::string_view(preview_arena_).substr(begin, end - begin));
-        begin = end;
+    // Each look-up is a cache miss in a table of a million slots: the
+    // preview kAhead places on is hashed and its slot fetched early, its
+    // hash kept in a ring until its turn (half of the interning's time
+    // before, on the benchmark heap).
+    constexpr size_t kAhead = 16;
+    const std::string_view arena(preview_arena_);
+    const size_t count = preview_end_.size();
+    const auto text_of = [&](size_t id) {
+        const uint32_t begin = id == 0 ? 0 : preview_end_[id - 1];
+        return arena.substr(begin, preview_end_[id] - begin);
+    };
+    uint32_t ahead[kAhead];
+    const auto fetch = [&](size_t id) {
+        const uint32_t h = StringInterner::hash(text_of(id));
+        interner_.prefetch(h);
+        ahead[id % kAhead] = h;
+    };
+    for (size_t id = 0; id < std::min(count, kAhead); ++id) fetch(id);
+    for (size_t id = 0; id < count; ++id) {
+        const std::string_view text = text_of(id);
+        const uint32_t h = ahead[id % kAhead];
+        if (id + kAhead < count) fetch(id + kAhead);
+        snapshot_.node_preview[id] = text.empty() ? 0 : interner_.intern(text, h);
     }
     std::string().swap(preview_arena_);
     std::vector<uint32_t>().swap(preview_end_);

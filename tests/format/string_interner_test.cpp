@@ -1,6 +1,7 @@
 // The probe's StringInterner (probe/src/string_interner.h): one id per
 // distinct text whatever size its table has (a power of two or the exact
-// size reserve() asks for), before and after it grows, and after release();
+// size reserve() asks for), before and after it grows, after release() and
+// with hashes computed ahead (the walker's prefetching),
 // and the StringTable it fills, once moved from.
 #include <gtest/gtest.h>
 
@@ -68,6 +69,32 @@ TEST(StringInterner, AfterReleaseTextsAreAddedAgain) {
     EXPECT_NE(after, id);  // no history: a second copy in the table
     EXPECT_EQ(table.view(after), "again");
     EXPECT_EQ(interner.intern("again"), after);
+}
+
+// The walker's path: each text hashed and its slot prefetched some places
+// ahead, interned later with that hash, while the table grows in between.
+// A hash that did not match the text's own would give a second id to a text
+// interned the ordinary way.
+TEST(StringInterner, HashesGivenAheadFindTheSameIds) {
+    StringTable table;
+    StringInterner interner(table);
+    std::vector<std::string> texts;
+    for (size_t i = 0; i < 12000; ++i) texts.push_back("t" + std::to_string(i % 9000));
+    constexpr size_t kAhead = 16;
+    std::vector<uint32_t> hashes(texts.size());
+    std::vector<uint32_t> ids(texts.size());
+    for (size_t i = 0; i < texts.size() + kAhead; ++i) {
+        if (i < texts.size()) {
+            hashes[i] = StringInterner::hash(texts[i]);
+            interner.prefetch(hashes[i]);
+        }
+        if (i >= kAhead) ids[i - kAhead] = interner.intern(texts[i - kAhead], hashes[i - kAhead]);
+    }
+    EXPECT_EQ(table.size(), 1u + 9000u);  // id 0, then each distinct text once
+    for (size_t i = 0; i < texts.size(); ++i) {
+        ASSERT_EQ(interner.intern(texts[i]), ids[i]) << texts[i];
+        ASSERT_EQ(table.view(ids[i]), texts[i]);
+    }
 }
 
 // A table moved from is an empty one (only id 0), and strings added to it

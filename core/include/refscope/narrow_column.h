@@ -141,6 +141,7 @@ public:
         narrow_.resize(n, 0);
     }
     void reserve(size_t n) { narrow_.reserve(n); }
+    void shrink_to_fit() { narrow_.shrink_to_fit(); }
     void clear() {
         narrow_.clear();
         overflow_.clear();

@@ -1,0 +1,33 @@
+"""A process to profile the probe in: one heap, several snapshots, nothing else.
+
+    PYTHONPATH=build/dev/python perf record -F 1999 python3 tests/bench/profile_probe.py [N] [SNAPSHOTS]
+
+Builds tests/bench's heap of N records (default 125,000: 1.1M objects), then
+takes SNAPSHOTS snapshots (default 8) to a temporary file, so that the
+snapshot's own functions dominate the profile rather than the heap's making.
+"""
+
+import gc
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import refscope  # noqa: E402
+from make_heap import make_heap  # noqa: E402
+
+
+def main():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 125_000
+    snapshots = int(sys.argv[2]) if len(sys.argv) > 2 else 8
+    heap = make_heap(n)  # noqa: F841 (kept alive while profiled)
+    gc.collect()
+    with tempfile.TemporaryDirectory(prefix="refscope-profile-") as directory:
+        path = os.path.join(directory, "profile.rscope")
+        for _ in range(snapshots):
+            refscope.snapshot(path, collect=False)
+
+
+if __name__ == "__main__":
+    main()
