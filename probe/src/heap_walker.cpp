@@ -126,7 +126,8 @@ void HeapWalker::reserve_for(size_t tracked) {
         }
     }
     // The map is written when reserved (empty slots are zeros): memory, not
-    // address space, so sized for what the benchmark heap needs.
+    // address space, so reserved for 2.5 nodes per tracked object only; a
+    // heap with more makes it grow during the walk.
     nodes_.reserve(tracked * 5 / 2);
 }
 
@@ -251,21 +252,20 @@ void HeapWalker::finish_previews() {
     // Every non-empty preview may be a new string: reserve for all of them
     // and all their text (a reservation is address space until written; the
     // table's doublings would copy it and hold both copies).
-    size_t texts = 0;
-    for (size_t id = 0, begin = 0; id < preview_end_.size(); begin = preview_end_[id++])
-        texts += preview_end_[id] != begin;
-    interner_.reserve(texts, preview_arena_.size());
-    // Each look-up is a cache miss in a table of a million slots: the
-    // preview kAhead places on is hashed and its slot fetched early, its
-    // hash kept in a ring until its turn (half of the interning's time
-    // before, on the benchmark heap).
-    constexpr size_t kAhead = 16;
     const std::string_view arena(preview_arena_);
     const size_t count = preview_end_.size();
     const auto text_of = [&](size_t id) {
         const uint32_t begin = id == 0 ? 0 : preview_end_[id - 1];
         return arena.substr(begin, preview_end_[id] - begin);
     };
+    size_t texts = 0;
+    for (size_t id = 0; id < count; ++id) texts += !text_of(id).empty();
+    interner_.reserve(texts, arena.size());
+    // Each look-up is a cache miss in a table of a million slots: the
+    // preview kAhead places on is hashed and its slot fetched early, its
+    // hash kept in a ring until its turn (half of the interning's time
+    // before, on the benchmark heap).
+    constexpr size_t kAhead = 16;
     uint32_t ahead[kAhead];
     const auto fetch = [&](size_t id) {
         const uint32_t h = StringInterner::hash(text_of(id));
