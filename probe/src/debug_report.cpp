@@ -40,11 +40,18 @@ bool set_item(PyObject* dict, const char* key, PyObject* value) {
 PyObject* debug_report(const Snapshot& s, const std::vector<uint64_t>& watch) {
     size_t n = s.node_count();
     std::vector<int64_t> owned_in(n, 0);
-    bool grouped = true;
-    bool ids_valid = true;
-    for (size_t e = 0; e < s.edge_count(); ++e) {
-        if (e > 0 && s.edge_source[e] < s.edge_source[e - 1]) grouped = false;
-        if (s.edge_source[e] >= n || s.edge_target[e] >= n) {
+    // Each edge's source is held as first-edge offsets (the probe's
+    // Snapshot::edge_first) or as a column (a snapshot read from a file):
+    // either way they must say that edges are grouped by source.
+    const size_t edges = s.edge_count();
+    const bool grouped =
+        s.edge_first.empty()
+            ? s.edge_source.size() == edges && std::is_sorted(s.edge_source.begin(), s.edge_source.end())
+            : s.edge_first.size() == n + 1 && s.edge_first.front() == 0 && s.edge_first.back() == edges &&
+                  std::is_sorted(s.edge_first.begin(), s.edge_first.end());
+    bool ids_valid = grouped && (s.edge_source.empty() || s.edge_source.back() < n);
+    for (size_t e = 0; e < edges; ++e) {
+        if (s.edge_target[e] >= n) {
             ids_valid = false;
             continue;
         }
@@ -142,12 +149,13 @@ PyObject* debug_report(const Snapshot& s, const std::vector<uint64_t>& watch) {
         if (it == s.node_address.end()) continue;
         auto i = static_cast<uint32_t>(it - s.node_address.begin());
         PyObject* in_edges = PyList_New(0);
-        for (size_t e = 0; in_edges && e < s.edge_count(); ++e) {
+        for (size_t e = 0; in_edges && ids_valid && e < edges; ++e) {
             if (s.edge_target[e] != i) continue;
             PyObject* item = Py_BuildValue("(iiNK)", static_cast<int>(s.edge_kind[e]),
                                            static_cast<int>(s.edge_flags[e]),
                                            text(label_text(s, s.edge_kind[e], s.edge_label[e])),
-                                           static_cast<unsigned long long>(s.node_address[s.edge_source[e]]));
+                                           static_cast<unsigned long long>(
+                                               s.node_address[s.source_of(static_cast<uint32_t>(e))]));
             if (item == nullptr || PyList_Append(in_edges, item) < 0) Py_CLEAR(in_edges);
             Py_XDECREF(item);
         }
@@ -160,11 +168,11 @@ PyObject* debug_report(const Snapshot& s, const std::vector<uint64_t>& watch) {
             Py_XDECREF(item);
         }
         PyObject* info = Py_BuildValue(
-            "{s:L,s:L,s:i,s:K,s:N,s:N,s:N,s:N}", "refcount", static_cast<long long>(s.node_refcount[i]),
+            "{s:L,s:L,s:i,s:K,s:N,s:N,s:I,s:N,s:N}", "refcount", static_cast<long long>(s.node_refcount[i]),
             "owned_in", static_cast<long long>(owned_in[i]), "flags", static_cast<int>(s.node_flags[i]), "size",
             static_cast<unsigned long long>(s.node_size[i]), "type",
             text(s.strings.view(s.types[s.node_type[i]].name)), "preview", text(s.strings.view(s.node_preview[i])),
-            "in_edges", in_edges, "roots", roots);
+            "preview_id", static_cast<unsigned int>(s.node_preview[i]), "in_edges", in_edges, "roots", roots);
         PyObject* key = PyLong_FromUnsignedLongLong(address);
         if (info == nullptr || key == nullptr || PyDict_SetItem(watched, key, info) < 0) {
             Py_XDECREF(info);

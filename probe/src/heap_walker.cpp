@@ -8,6 +8,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "address_space.h"
 #include "compat.h"
 #include "describe_session.h"
 #include "python_text.h"
@@ -110,17 +111,25 @@ void HeapWalker::reserve_for(size_t tracked) {
     // and the new block at once. So it is generous: untracked objects (str,
     // int, atomic tuples and dicts) come on top of the tracked ones, 3.4x
     // as many nodes and 5-6x as many edges on the benchmark heap, 5x and
-    // 16x in a program that imported SymPy. If the address space is not
-    // there (a ulimit -v, a strict overcommit policy), it asks for less,
-    // then for nothing: the columns then grow as they fill. (A limit that
-    // allows the reservation but not the rest of the walk fails the
-    // snapshot with MemoryError, as any allocation past the limit would.)
+    // 16x in a program that imported SymPy.
+    //
+    // Under an address-space limit (ulimit -v) the reservation is real
+    // cost: what it takes, the rest of the walk (the map, the labeller's
+    // buffers, columns growing past a small reservation) cannot have. So
+    // there an attempt is made only if it takes at most half of what the
+    // limit leaves; the less generous ones follow, then none, and the
+    // columns grow as they fill. Without the rule a limit that let the
+    // generous reservation through failed the walk later with MemoryError
+    // (130 MB of headroom on tests/probe/test_address_space.py's heap).
     struct Per {
         size_t nodes, edges;  // per tracked object
     };
-    for (const Per per : {Per{8, 24}, Per{3, 5}, Per{0, 0}}) {
+    const std::optional<uint64_t> left = address_space_left();
+    for (const Per per : {Per{8, 24}, Per{3, 5}}) {
+        const size_t nodes = tracked * per.nodes + 4096, edges = tracked * per.edges + 4096;
+        if (left && column_bytes(nodes, edges) > *left / 2) continue;
         try {
-            reserve_columns(tracked * per.nodes + 4096, tracked * per.edges + 4096);
+            reserve_columns(nodes, edges);
             break;
         } catch (const std::bad_alloc&) {
         }
@@ -131,31 +140,54 @@ void HeapWalker::reserve_for(size_t tracked) {
     nodes_.reserve(tracked * 5 / 2);
 }
 
+namespace {
+template <typename T>
+size_t element_bytes(const std::vector<T>&) {
+    return sizeof(T);
+}
+template <typename Wide, typename Narrow>
+size_t element_bytes(const NarrowColumn<Wide, Narrow>&) {
+    return sizeof(Narrow);  // what reserve() reserves; escapes go to a side table
+}
+size_t element_bytes(const std::string&) { return 1; }
+}  // namespace
+
+// Calls act(column, n) for every column the walk appends to, n being what a
+// walk of `nodes` nodes and `edges` edges puts in it (the preview arena
+// reckons 8 bytes of text per node).
+template <typename Act>
+void HeapWalker::each_column(size_t nodes, size_t edges, Act&& act) {
+    Snapshot& s = snapshot_;
+    act(s.node_address, nodes);
+    act(s.node_type, nodes);
+    act(s.node_size, nodes);
+    act(s.node_refcount, nodes);
+    act(s.node_flags, nodes);
+    act(s.node_preview, nodes);
+    act(s.edge_first, nodes + 1);
+    act(s.edge_target, edges);
+    act(s.edge_kind, edges);
+    act(s.edge_flags, edges);
+    act(s.edge_label, edges);
+    act(preview_end_, nodes);
+    act(preview_arena_, nodes * 8);
+}
+
+size_t HeapWalker::column_bytes(size_t nodes, size_t edges) {
+    size_t bytes = 0;
+    each_column(nodes, edges, [&](const auto& column, size_t n) { bytes += n * element_bytes(column); });
+    return bytes;
+}
+
 // Reserves every column the walk appends to, or none: a failed attempt gives
 // back what it had reserved, so that the next, smaller one has the room.
 void HeapWalker::reserve_columns(size_t nodes, size_t edges) {
-    Snapshot& s = snapshot_;
-    const auto each = [&](auto&& act) {
-        act(s.node_address, nodes);
-        act(s.node_type, nodes);
-        act(s.node_size, nodes);
-        act(s.node_refcount, nodes);
-        act(s.node_flags, nodes);
-        act(s.node_preview, nodes);
-        act(s.edge_source, edges);
-        act(s.edge_target, edges);
-        act(s.edge_kind, edges);
-        act(s.edge_flags, edges);
-        act(s.edge_label, edges);
-        act(preview_end_, nodes);
-        act(preview_arena_, nodes * 8);
-    };
     try {
-        each([](auto& column, size_t n) { column.reserve(n); });
+        each_column(nodes, edges, [](auto& column, size_t n) { column.reserve(n); });
     } catch (const std::bad_alloc&) {
         // The columns are still empty here (the start set comes next), so
         // shrinking frees their blocks without allocating.
-        each([](auto& column, size_t) { column.shrink_to_fit(); });
+        each_column(nodes, edges, [](auto& column, size_t) { column.shrink_to_fit(); });
         throw;
     }
 }
@@ -232,6 +264,7 @@ void HeapWalker::walk() {
         }
     }
     add_native_holder_roots();
+    snapshot_.end_edge_runs();
     if (dead_nodes_) disown_dead_targets();
     apply_adjustments();
     if (start_list_ != nullptr) {
@@ -268,7 +301,9 @@ void HeapWalker::finish_previews() {
     constexpr size_t kAhead = 16;
     uint32_t ahead[kAhead];
     const auto fetch = [&](size_t id) {
-        const uint32_t h = StringInterner::hash(text_of(id));
+        const std::string_view text = text_of(id);
+        if (text.empty()) return;  // most nodes: no preview, nothing to look up
+        const uint32_t h = StringInterner::hash(text);
         interner_.prefetch(h);
         ahead[id % kAhead] = h;
     };
@@ -403,6 +438,9 @@ void HeapWalker::pend_node(uint32_t node, uint32_t label, uint8_t flags) {
 }
 
 void HeapWalker::resolve(uint32_t source) {
+    // Nodes are resolved in id order, so each edge's source is kept as the
+    // node's first-edge offset, not once per edge (4 bytes per edge less).
+    snapshot_.begin_edges_of(source);
     size_t end = pending_end_[source % kResolveLag];
     for (; pending_head_ < end; ++pending_head_) {
         const PendingEdge& e = pending_[pending_head_];
@@ -414,7 +452,7 @@ void HeapWalker::resolve(uint32_t source) {
             label = node_for(e.label_object);
             if (label == kNoNode) label = 0;
         }
-        snapshot_.add_edge(source, target, static_cast<EdgeKind>(e.kind), e.flags, label);
+        snapshot_.append_edge(target, static_cast<EdgeKind>(e.kind), e.flags, label);
     }
 }
 

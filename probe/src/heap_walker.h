@@ -241,6 +241,9 @@ private:
     void add_start_objects(PyObject* const* objects, size_t count);
     void reserve_for(size_t tracked);
     void reserve_columns(size_t nodes, size_t edges);
+    size_t column_bytes(size_t nodes, size_t edges);
+    template <typename Act>
+    void each_column(size_t nodes, size_t edges, Act&& act);
     void process(uint32_t id);
     void resolve(uint32_t id);
     void compact_pending(uint32_t resolved, uint32_t front);

@@ -3,9 +3,11 @@
 // same, the index and every stage of the pipeline give the same results with
 // and without the column, and what cannot be compacted (edges not grouped by
 // source, a source that is no node) keeps its column for the index to report.
+// The writer takes either form; the probe builds the offsets directly.
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "random_heap.h"
@@ -81,12 +83,78 @@ TEST(EdgeSources, InconsistentFirstEdgesAreRefusedByTheIndex) {
     EXPECT_THROW(GraphIndex{s}, std::invalid_argument);
 }
 
-TEST(EdgeSources, WriterRefusesADroppedSnapshotInsteadOfReadingPastTheColumn) {
+// The writer takes either form of the sources (the probe hands it first
+// edges, the reader's snapshots have the column) and writes the same bytes;
+// the file reads back with the column. The random heaps have list items and
+// tuple slots, whose labels are coded against the edge's position.
+TEST(EdgeSources, WriterWritesEitherFormTheSameBytes) {
+    std::vector<Snapshot> heaps;
+    heaps.push_back(gappy_graph());
+    for (uint64_t seed = 1; seed <= 20; ++seed) heaps.push_back(refscope::testing::random_heap(seed));
+    for (const Snapshot& kept : heaps) {
+        Snapshot dropped = kept;
+        ASSERT_TRUE(dropped.drop_edge_sources());
+        const std::vector<uint8_t> bytes = format::encode_snapshot(kept);
+        EXPECT_EQ(format::encode_snapshot(dropped), bytes);
+        const Snapshot back = format::decode_snapshot(bytes.data(), bytes.size());
+        EXPECT_EQ(back.edge_source, kept.edge_source);
+        EXPECT_EQ(back.edge_label, kept.edge_label);
+        EXPECT_EQ(back.edge_target, kept.edge_target);
+    }
+}
+
+// What the probe does: each node's edges after begin_edges_of(node), in id
+// order, nodes without edges skipped, the column closed at the end.
+TEST(EdgeSources, FirstEdgesBuiltNodeByNodeAreTheDroppedColumn) {
+    Snapshot dropped = gappy_graph();
+    ASSERT_TRUE(dropped.drop_edge_sources());
+    Snapshot built = gappy_graph();
+    built.edge_source.clear();
+    built.edge_target.clear();
+    built.edge_kind.clear();
+    built.edge_flags.clear();
+    built.edge_label.clear();
+    const Snapshot kept = gappy_graph();
+    for (uint32_t e = 0; e < kept.edge_count(); ++e) {
+        built.begin_edges_of(kept.edge_source[e]);
+        built.append_edge(kept.edge_target[e], static_cast<format::EdgeKind>(kept.edge_kind[e]),
+                          kept.edge_flags[e], kept.edge_label[e]);
+    }
+    built.end_edge_runs();  // nodes 4 (after its edge) and 5 (none)
+    EXPECT_EQ(built.edge_first, dropped.edge_first);
+    EXPECT_EQ(format::encode_snapshot(built), format::encode_snapshot(kept));
+}
+
+// First edges that do not describe the edges are refused with the defect
+// named, never read past their end.
+TEST(EdgeSources, WriterRefusesInconsistentFirstEdges) {
+    const auto refused = [](const Snapshot& s) {
+        std::vector<uint8_t> bytes;
+        format::VectorSink sink(bytes);
+        try {
+            format::write_snapshot(s, sink);
+        } catch (const format::WriteError& e) {
+            return std::string(e.what());
+        }
+        return std::string("written");
+    };
     Snapshot s = gappy_graph();
     ASSERT_TRUE(s.drop_edge_sources());
-    std::vector<uint8_t> bytes;
-    format::VectorSink sink(bytes);
-    EXPECT_THROW(format::write_snapshot(s, sink), format::WriteError);
+    EXPECT_EQ(refused(s), "written");
+    Snapshot shorter = s;
+    shorter.edge_first.pop_back();
+    EXPECT_NE(refused(shorter).find("6 first-edge offsets for 6 nodes"), std::string::npos) << refused(shorter);
+    Snapshot fewer = s;
+    fewer.edge_first.back() = 4;
+    EXPECT_NE(refused(fewer).find("not from 0 to the 5 edges"), std::string::npos) << refused(fewer);
+    Snapshot unsorted = s;
+    unsorted.edge_first[2] = 4;
+    EXPECT_NE(refused(unsorted).find("node 3's first edge comes before node 2's"), std::string::npos)
+        << refused(unsorted);
+    Snapshot both = s;
+    both.edge_source = gappy_graph().edge_source;
+    EXPECT_NE(refused(both).find("both a source column and first-edge offsets"), std::string::npos)
+        << refused(both);
 }
 
 void expect_same_index(const GraphIndex& kept, const GraphIndex& dropped) {

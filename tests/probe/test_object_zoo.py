@@ -222,8 +222,24 @@ class PreviewTest(unittest.TestCase):
         _report, (long_path,) = walk(id(LONG_PATH))
         self.assertEqual(long_path["preview"], LONG_PATH[:200] + "\u2026")
 
+    def test_equal_previews_share_one_string(self):
+        # Previews are interned after the walk (finish_previews), 16 ahead
+        # of their turn: two objects with the same text get one string id,
+        # an object without a preview gets none, another text another id.
+        _report, (a, b, other, empty) = walk(id(SAME_A), id(SAME_B), id(OTHER_FLOAT), id(NO_PREVIEW))
+        self.assertIsNot(SAME_A, SAME_B)
+        self.assertEqual(a["preview"], "2.25")
+        self.assertNotEqual(a["preview_id"], 0)
+        self.assertEqual(a["preview_id"], b["preview_id"])
+        self.assertNotEqual(other["preview_id"], a["preview_id"])
+        self.assertEqual(empty["preview_id"], 0)
+
 
 LONG_PATH = "/" + "x" * 300
+SAME_A = float("2.25")
+SAME_B = float("2.5") - 0.25
+OTHER_FLOAT = float("2.5")
+NO_PREVIEW = object()
 NODE_EXTENSION_TYPE = 0x20
 
 

@@ -174,15 +174,20 @@ struct Snapshot {
     std::vector<uint8_t> node_flags;      // format::kNode* bits
     std::vector<uint32_t> node_preview;   // string id, 0 = none
 
-    // Edges, grouped by source (edge_source is non-decreasing), so that the
-    // analysis can build its CSR index without sorting. Whoever builds a
-    // snapshot (the probe, the reader, tests) fills edge_source;
-    // drop_edge_sources() replaces it with edge_first, the same information
-    // in 4 bytes per node instead of 4 per edge (12 B/node at 3 edges per
-    // node). Read an edge's source with source_of(), which works either way.
+    // Edges, grouped by source, so that the analysis can build its CSR
+    // index without sorting and the writer can store out-degrees. Each
+    // edge's source is held one of two ways: edge_source, one entry per
+    // edge (non-decreasing; the reader and tests fill it with add_edge), or
+    // edge_first, node_count + 1 offsets, the same information in 4 bytes
+    // per node instead of 4 per edge (12 B/node at 3 edges per node). The
+    // probe builds edge_first directly (begin_edges_of, append_edge,
+    // end_edge_runs); drop_edge_sources() turns the first form into the
+    // second. Exactly one of the two is non-empty when there are edges. Read
+    // an edge's source with source_of(), or every node's edges in order with
+    // for_each_source_run(); both work either way, and so does the writer.
     std::vector<uint32_t> edge_source;
-    // Empty, or node_count + 1 offsets once edge_source was dropped: node n's
-    // edges are [edge_first[n], edge_first[n + 1]).
+    // Empty, or node_count + 1 offsets: node n's edges are
+    // [edge_first[n], edge_first[n + 1]).
     std::vector<uint32_t> edge_first;
     std::vector<uint32_t> edge_target;
     std::vector<uint8_t> edge_kind;       // format::EdgeKind
@@ -226,6 +231,44 @@ struct Snapshot {
         return true;
     }
 
+    // Calls f(node, begin, end) for every node in id order, [begin, end)
+    // being its edges, from whichever of edge_source and edge_first the
+    // snapshot holds. Assumes the columns are consistent (format::
+    // find_defect checks them); with edge_source, a node whose edges are
+    // out of order gets none and the rest are skipped.
+    template <typename F>
+    void for_each_source_run(F&& f) const {
+        const size_t nodes = node_count();
+        if (!edge_first.empty()) {
+            for (size_t n = 0; n < nodes; ++n)
+                f(static_cast<uint32_t>(n), size_t{edge_first[n]}, size_t{edge_first[n + 1]});
+            return;
+        }
+        const size_t edges = edge_source.size();
+        size_t i = 0;
+        for (size_t n = 0; n < nodes; ++n) {
+            const size_t begin = i;
+            while (i < edges && edge_source[i] == n) ++i;
+            f(static_cast<uint32_t>(n), begin, i);
+        }
+    }
+
+    // Building edge_first directly, node by node in id order: the node's
+    // edges follow begin_edges_of(node) (nodes skipped get none), and
+    // end_edge_runs() closes the column once every node exists.
+    void begin_edges_of(uint32_t node) {
+        while (edge_first.size() <= node) edge_first.push_back(static_cast<uint32_t>(edge_count()));
+    }
+    void append_edge(uint32_t target, format::EdgeKind kind, uint8_t flags, uint32_t label) {
+        edge_target.push_back(target);
+        edge_kind.push_back(static_cast<uint8_t>(kind));
+        edge_flags.push_back(flags);
+        edge_label.push_back(label);
+    }
+    void end_edge_runs() {
+        while (edge_first.size() <= node_count()) edge_first.push_back(static_cast<uint32_t>(edge_count()));
+    }
+
     uint32_t add_node(uint64_t address, uint32_t type, uint64_t size, int64_t refcount,
                       uint8_t flags, uint32_t preview) {
         node_address.push_back(address);
@@ -239,10 +282,7 @@ struct Snapshot {
     void add_edge(uint32_t source, uint32_t target, format::EdgeKind kind, uint8_t flags,
                   uint32_t label) {
         edge_source.push_back(source);
-        edge_target.push_back(target);
-        edge_kind.push_back(static_cast<uint8_t>(kind));
-        edge_flags.push_back(flags);
-        edge_label.push_back(label);
+        append_edge(target, kind, flags, label);
     }
 };
 

@@ -301,29 +301,24 @@ bool label_is_position(uint8_t kind) {
 bool write_edges(SectionWriter& w, const Snapshot& s) {
     w.begin(SectionId::Edges);
     const size_t e = s.edge_count();
-    const size_t n = s.node_count();
     w.put_varint(e);
-    size_t i = 0;
-    for (size_t node = 0; node < n; ++node) {
-        size_t deg = 0;
-        while (i < e && s.edge_source[i] == node) {
-            ++deg;
-            ++i;
-        }
-        w.put_varint(deg);
-    }
-    for (size_t k = 0; k < e; ++k)
-        w.put_zigzag(int64_t{s.edge_target[k]} - int64_t{s.edge_source[k]});
+    // Edges are grouped by source (find_defect checked), held as edge_source
+    // or as edge_first: both give each node's run of edges in order.
+    s.for_each_source_run([&](uint32_t, size_t begin, size_t end) { w.put_varint(end - begin); });
+    s.for_each_source_run([&](uint32_t node, size_t begin, size_t end) {
+        for (size_t k = begin; k < end; ++k) w.put_zigzag(int64_t{s.edge_target[k]} - int64_t{node});
+    });
     w.put_bytes(s.edge_kind.data(), e);
     w.put_bytes(s.edge_flags.data(), e);
-    uint32_t position = 0;
-    for (size_t k = 0; k < e; ++k) {
-        position = (k > 0 && s.edge_source[k] == s.edge_source[k - 1]) ? position + 1 : 0;
-        if (label_is_position(s.edge_kind[k]))
-            w.put_zigzag(int64_t{s.edge_label[k]} - int64_t{position});
-        else
-            w.put_varint(s.edge_label[k]);
-    }
+    s.for_each_source_run([&](uint32_t, size_t begin, size_t end) {
+        for (size_t k = begin; k < end; ++k) {
+            const auto position = static_cast<int64_t>(k - begin);
+            if (label_is_position(s.edge_kind[k]))
+                w.put_zigzag(int64_t{s.edge_label[k]} - position);
+            else
+                w.put_varint(s.edge_label[k]);
+        }
+    });
     return w.end();
 }
 

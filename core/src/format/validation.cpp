@@ -115,11 +115,45 @@ std::optional<SnapshotDefect> address_defect(const Snapshot& s) {
                                            " are both the object at " + hex(repeated));
 }
 
+namespace {
+
+// What is wrong with the edges' sources, held as edge_source (in range,
+// grouped) or as edge_first (node count + 1 offsets from 0 to the edge
+// count, non-decreasing), if anything.
+std::optional<std::string> find_source_defect(const Snapshot& s, size_t n_nodes, size_t n_edges) {
+    if (!s.edge_first.empty()) {
+        if (!s.edge_source.empty()) return "edges have both a source column and first-edge offsets";
+        if (s.edge_first.size() != n_nodes + 1)
+            return std::to_string(s.edge_first.size()) + " first-edge offsets for " + std::to_string(n_nodes) +
+                   " nodes (needs one more than nodes)";
+        if (s.edge_first.front() != 0 || s.edge_first.back() != n_edges)
+            return "first-edge offsets run from " + std::to_string(s.edge_first.front()) + " to " +
+                   std::to_string(s.edge_first.back()) + ", not from 0 to the " + std::to_string(n_edges) +
+                   " edges";
+        for (size_t n = 0; n < n_nodes; ++n)
+            if (s.edge_first[n + 1] < s.edge_first[n])
+                return "node " + std::to_string(n + 1) + "'s first edge comes before node " + std::to_string(n) +
+                       "'s";
+        return std::nullopt;
+    }
+    if (s.edge_source.size() != n_edges) return std::string("edge columns have different lengths");
+    for (size_t i = 0; i < n_edges; ++i) {
+        const uint32_t src = s.edge_source[i];
+        if (src >= n_nodes) return out_of_range("edge", i, "source", src, n_nodes, "nodes");
+        if (i > 0 && src < s.edge_source[i - 1])
+            return "edge " + std::to_string(i) + ": source " + std::to_string(src) + " after source " +
+                   std::to_string(s.edge_source[i - 1]) + ": edges are not grouped by source";
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<SnapshotDefect> find_defect(const Snapshot& s, bool check_addresses) {
     const size_t n_strings = s.strings.size();
     const size_t n_types = s.types.size();
     const size_t n_nodes = s.node_address.size();
-    const size_t n_edges = s.edge_source.size();
+    const size_t n_edges = s.edge_target.size();
     const size_t n_threads = s.threads.size();
     auto defect = [](SectionId id, std::string m) { return SnapshotDefect{id, std::move(m)}; };
 
@@ -158,22 +192,10 @@ std::optional<SnapshotDefect> find_defect(const Snapshot& s, bool check_addresse
                                                          n_strings, "strings"));
     }
 
-    if (!s.edge_first.empty())
-        return defect(SectionId::Edges, "the snapshot's per-edge sources were dropped for analysis "
-                                        "(Snapshot::drop_edge_sources): write it before analysing it");
-    if (s.edge_target.size() != n_edges || s.edge_kind.size() != n_edges ||
-        s.edge_flags.size() != n_edges || s.edge_label.size() != n_edges)
+    if (s.edge_kind.size() != n_edges || s.edge_flags.size() != n_edges || s.edge_label.size() != n_edges)
         return defect(SectionId::Edges, "edge columns have different lengths");
+    if (auto wrong = find_source_defect(s, n_nodes, n_edges)) return defect(SectionId::Edges, *wrong);
     for (size_t i = 0; i < n_edges; ++i) {
-        const uint32_t src = s.edge_source[i];
-        if (src >= n_nodes)
-            return defect(SectionId::Edges,
-                          out_of_range("edge", i, "source", src, n_nodes, "nodes"));
-        if (i > 0 && src < s.edge_source[i - 1])
-            return defect(SectionId::Edges, "edge " + std::to_string(i) + ": source " +
-                                                std::to_string(src) + " after source " +
-                                                std::to_string(s.edge_source[i - 1]) +
-                                                ": edges are not grouped by source");
         if (s.edge_target[i] >= n_nodes)
             return defect(SectionId::Edges,
                           out_of_range("edge", i, "target", s.edge_target[i], n_nodes, "nodes"));
