@@ -10,13 +10,16 @@
 // Key and value side by side rather than in two arrays: a look-up is a
 // cache miss at these sizes, and one slot is one cache line (two for 2 of
 // every 16 slots, which straddle) instead of always two, so the walk's
-// prefetches (one per edge) keep half as many lines in flight.
+// prefetches (one per edge) keep half as many lines in flight. The array
+// is on huge pages where the system allows (large_table_allocator.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
+#include <vector>
+
+#include "large_table_allocator.h"
 
 #include "prefetch.h"
 
@@ -70,7 +73,7 @@ public:
     // Starts loading the slot `key` hashes to (its last byte too, for a slot
     // that straddles two lines).
     void prefetch(uint64_t key) const {
-        const unsigned char* p = bytes_.get() + slot(key) * kSlot;
+        const unsigned char* p = bytes_.data() + slot(key) * kSlot;
         prefetch_line(p);
         prefetch_line(p + kSlot - 1);
     }
@@ -93,23 +96,23 @@ private:
     }
     uint64_t key_at(size_t i) const {
         uint64_t k;
-        std::memcpy(&k, bytes_.get() + i * kSlot, sizeof k);
+        std::memcpy(&k, bytes_.data() + i * kSlot, sizeof k);
         return k;
     }
     uint32_t value_at(size_t i) const {
         uint32_t v;
-        std::memcpy(&v, bytes_.get() + i * kSlot + 8, sizeof v);
+        std::memcpy(&v, bytes_.data() + i * kSlot + 8, sizeof v);
         return v;
     }
     void set(size_t i, uint64_t key, uint32_t value) {
-        std::memcpy(bytes_.get() + i * kSlot, &key, sizeof key);
-        std::memcpy(bytes_.get() + i * kSlot + 8, &value, sizeof value);
+        std::memcpy(bytes_.data() + i * kSlot, &key, sizeof key);
+        std::memcpy(bytes_.data() + i * kSlot + 8, &value, sizeof value);
     }
     void rehash(size_t capacity) {
-        std::unique_ptr<unsigned char[]> old = std::move(bytes_);
+        std::vector<unsigned char, LargeTableAllocator<unsigned char>> old;
+        old.swap(bytes_);
         const size_t old_capacity = capacity_;
-        // Zeroed (calloc-like): empty slots have key 0.
-        bytes_ = std::make_unique<unsigned char[]>(capacity * kSlot);
+        bytes_.assign(capacity * kSlot, 0);  // empty slots have key 0
         capacity_ = capacity;
         mask_ = capacity - 1;
         shift_ = 64;
@@ -118,9 +121,9 @@ private:
         for (size_t i = 0; i < old_capacity; ++i) {
             uint64_t k;
             uint32_t v;
-            std::memcpy(&k, old.get() + i * kSlot, sizeof k);
+            std::memcpy(&k, old.data() + i * kSlot, sizeof k);
             if (k == 0) continue;
-            std::memcpy(&v, old.get() + i * kSlot + 8, sizeof v);
+            std::memcpy(&v, old.data() + i * kSlot + 8, sizeof v);
             size_t j = slot(k);
             while (key_at(j) != 0) j = (j + 1) & mask_;
             set(j, k, v);
@@ -128,7 +131,7 @@ private:
         }
     }
 
-    std::unique_ptr<unsigned char[]> bytes_;
+    std::vector<unsigned char, LargeTableAllocator<unsigned char>> bytes_;
     size_t capacity_ = 0;
     size_t mask_ = 0;
     unsigned shift_ = 64;

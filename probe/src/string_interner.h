@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "large_table_allocator.h"
 #include "prefetch.h"
 #include "refscope/snapshot.h"
 
@@ -51,7 +52,7 @@ public:
     // Frees the table (the strings stay in the StringTable); interning after
     // this starts over with a small table and no de-duplication history.
     void release() {
-        std::vector<Slot>().swap(slots_);
+        std::vector<Slot, LargeTableAllocator<Slot>>().swap(slots_);
         slots_.assign(16, Slot{});
         count_ = 0;
     }
@@ -75,7 +76,7 @@ private:
     size_t next(size_t i) const { return i + 1 == slots_.size() ? 0 : i + 1; }
     void grow() { rehash(slots_.size() * 2); }
     void rehash(size_t capacity) {
-        std::vector<Slot> old;
+        std::vector<Slot, LargeTableAllocator<Slot>> old;
         old.swap(slots_);
         slots_.assign(capacity, Slot{});
         for (const Slot& s : old) {
@@ -87,7 +88,7 @@ private:
     }
 
     StringTable& table_;
-    std::vector<Slot> slots_;
+    std::vector<Slot, LargeTableAllocator<Slot>> slots_;
     size_t count_ = 0;
 };
 
