@@ -83,6 +83,7 @@ public:
 
 private:
     static constexpr size_t kSlot = 12;  // key (8 bytes, unaligned), value (4)
+    using Bytes = std::vector<unsigned char, LargeTableAllocator<unsigned char>>;
 
     static size_t capacity_for(size_t expected) {
         size_t cap = 1024;
@@ -109,10 +110,13 @@ private:
         std::memcpy(bytes_.data() + i * kSlot + 8, &value, sizeof value);
     }
     void rehash(size_t capacity) {
-        std::vector<unsigned char, LargeTableAllocator<unsigned char>> old;
+        // The new table first: if it cannot be had, the map stays as it
+        // was (the walk then fails with MemoryError, the map still sound).
+        Bytes fresh(capacity * kSlot, 0);  // empty slots have key 0
+        Bytes old;
         old.swap(bytes_);
+        bytes_.swap(fresh);
         const size_t old_capacity = capacity_;
-        bytes_.assign(capacity * kSlot, 0);  // empty slots have key 0
         capacity_ = capacity;
         mask_ = capacity - 1;
         shift_ = 64;
@@ -131,7 +135,7 @@ private:
         }
     }
 
-    std::vector<unsigned char, LargeTableAllocator<unsigned char>> bytes_;
+    Bytes bytes_;
     size_t capacity_ = 0;
     size_t mask_ = 0;
     unsigned shift_ = 64;

@@ -1,7 +1,7 @@
 #include "address_space.h"
 
+#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 
 #if defined(__linux__)
 #include <fcntl.h>
@@ -14,27 +14,26 @@ namespace refscope::probe {
 #if defined(__linux__)
 namespace {
 
-// VmSize from /proc/self/status ("VmSize:\t  123456 kB"), in bytes. The file
-// is read into a buffer on the stack: the walk may be near the very limit
-// it asks about, so this allocates nothing.
+// The process's size (VmSize), in bytes: /proc/self/statm's first field,
+// in pages. Read into a buffer on the stack: the walk may be near the very
+// limit it asks about, so this allocates nothing.
 std::optional<uint64_t> vm_size() {
-    const int fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    int fd;
+    do fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
     if (fd < 0) return std::nullopt;
-    char text[8192];
-    size_t length = 0;
-    while (length + 1 < sizeof text) {
-        const ssize_t got = ::read(fd, text + length, sizeof text - 1 - length);
-        if (got <= 0) break;
-        length += static_cast<size_t>(got);
-    }
+    char text[128];
+    ssize_t got;
+    do got = ::read(fd, text, sizeof text - 1);
+    while (got < 0 && errno == EINTR);
     ::close(fd);
-    text[length] = '\0';
-    const char* field = std::strstr(text, "\nVmSize:");
-    if (field == nullptr) return std::nullopt;
+    if (got <= 0) return std::nullopt;
+    text[got] = '\0';
     char* end = nullptr;
-    const unsigned long long kib = std::strtoull(field + 8, &end, 10);
-    if (end == field + 8) return std::nullopt;
-    return static_cast<uint64_t>(kib) * 1024;
+    const unsigned long long pages = std::strtoull(text, &end, 10);
+    const long page_size = ::sysconf(_SC_PAGESIZE);
+    if (end == text || page_size <= 0) return std::nullopt;
+    return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
 }
 
 }  // namespace

@@ -8,8 +8,8 @@
 
 namespace refscope::probe {
 
-// Bytes the soft RLIMIT_AS leaves above the process's current size (VmSize
-// in /proc/self/status), 0 when the process is already at it; nullopt when
+// Bytes the soft RLIMIT_AS leaves above the process's current size (VmSize,
+// from /proc/self/statm), 0 when the process is already at it; nullopt when
 // there is no limit or the size cannot be read (not Linux), in which case a
 // reservation costs no memory until written and nothing needs checking.
 // Reads one small file, allocates nothing, calls no Python.

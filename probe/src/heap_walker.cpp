@@ -299,7 +299,7 @@ void HeapWalker::finish_previews() {
     // hash kept in a ring until its turn (half of the interning's time
     // before, on the benchmark heap).
     constexpr size_t kAhead = 16;
-    uint32_t ahead[kAhead];
+    uint32_t ahead[kAhead] = {};  // 0 for an empty preview, never read
     const auto fetch = [&](size_t id) {
         const std::string_view text = text_of(id);
         if (text.empty()) return;  // most nodes: no preview, nothing to look up

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -126,7 +127,12 @@ AllocationStats run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkReque
 // What went wrong in work done without the GIL (an empty message: nothing).
 struct GilFreeFailure {
     std::string message;
-    bool write_error = false;  // format::WriteError: an OSError for Python
+    bool write_error = false;    // format::WriteError: an OSError for Python
+    bool out_of_memory = false;  // std::bad_alloc: a MemoryError, as during the walk
+    // The Python exception type for this failure (message non-empty).
+    PyObject* python_type() const {
+        return write_error ? PyExc_OSError : out_of_memory ? PyExc_MemoryError : PyExc_RuntimeError;
+    }
 };
 
 // Runs `work` with the GIL released: it may touch only what the walk copied,
@@ -142,6 +148,9 @@ GilFreeFailure run_without_gil(Work&& work, const char* unknown_error) {
     } catch (const format::WriteError& e) {
         failure.message = e.what();
         failure.write_error = true;
+    } catch (const std::bad_alloc&) {
+        failure.message = "out of memory";
+        failure.out_of_memory = true;
     } catch (const std::exception& e) {
         failure.message = e.what();
     } catch (...) {
@@ -226,7 +235,7 @@ PyObject* probe_snapshot(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
         double write_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (!failure.message.empty()) {
-            PyErr_SetString(failure.write_error ? PyExc_OSError : PyExc_RuntimeError, failure.message.c_str());
+            PyErr_SetString(failure.python_type(), failure.message.c_str());
             return nullptr;
         }
         return stats_dict(snapshot, walker.describe_session().stats(), allocations,
@@ -386,6 +395,7 @@ void walk_for_live_connection(Snapshot& snapshot, bool collect, uint64_t sequenc
     // The walker is destroyed with the GIL held, as in snapshot().
     const GilFreeFailure failure =
         run_without_gil([&] { walker.finish_previews(); }, "unknown error while finishing previews");
+    if (failure.out_of_memory) throw std::bad_alloc();
     if (!failure.message.empty()) throw std::runtime_error(failure.message);
 }
 

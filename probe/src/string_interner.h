@@ -76,9 +76,9 @@ private:
     size_t next(size_t i) const { return i + 1 == slots_.size() ? 0 : i + 1; }
     void grow() { rehash(slots_.size() * 2); }
     void rehash(size_t capacity) {
-        std::vector<Slot, LargeTableAllocator<Slot>> old;
+        // The new table first: if it cannot be had, this one stays intact.
+        std::vector<Slot, LargeTableAllocator<Slot>> old(capacity, Slot{});
         old.swap(slots_);
-        slots_.assign(capacity, Slot{});
         for (const Slot& s : old) {
             if (s.id == 0) continue;
             size_t i = home(s.hash);

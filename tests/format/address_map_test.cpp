@@ -1,13 +1,18 @@
 // The probe's AddressMap (probe/src/address_map.h, header-only, no Python):
 // one value per key across growth and rehashing, in 12-byte slots of which
 // some straddle two cache lines; absent keys are missing, a second insert
-// keeps the first value.
+// keeps the first value. And the allocator of the probe's large tables:
+// large blocks on their own 2 MiB-aligned mapping, small ones from malloc,
+// impossible sizes refused with bad_alloc.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
+#include <new>
 #include <vector>
 
 #include "address_map.h"
+#include "large_table_allocator.h"
 
 namespace refscope::testing {
 namespace {
@@ -61,6 +66,25 @@ TEST(AddressMap, DistantKeysAndLargeValues) {
     map.reserve(100'000);  // rehash into a larger table: the same answers
     for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(map.find(keys[i]), 0xFFFFFF00u - i) << i;
     EXPECT_EQ(map.find(uint64_t{701} << 40), AddressMap::kMissing);
+}
+
+TEST(LargeTableAllocator, LargeBlocksAreHugePageAlignedAndWritable) {
+    using probe::LargeTableAllocator;
+    // 5 MiB + 12 bytes: not a multiple of 2 MiB, above the 4 MiB threshold.
+    std::vector<unsigned char, LargeTableAllocator<unsigned char>> large((size_t{5} << 20) + 12, 0);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(large.data()) % (size_t{2} << 20), 0u);
+    large.back() = 7;  // the last byte of the block is mapped
+    large.front() = 9;
+    EXPECT_EQ(large.back() + large.front(), 16);
+    std::vector<uint32_t, LargeTableAllocator<uint32_t>> small(1000, 5);
+    EXPECT_EQ(small[999], 5u);
+    LargeTableAllocator<uint64_t> allocator;
+    EXPECT_THROW(allocator.allocate(std::numeric_limits<size_t>::max() / 4), std::bad_alloc);
+    // Growing across the threshold moves a malloc block to a mapping.
+    std::vector<uint64_t, LargeTableAllocator<uint64_t>> growing;
+    for (uint64_t i = 0; i < (uint64_t{1} << 20); ++i) growing.push_back(i);
+    EXPECT_EQ(growing[(size_t{1} << 20) - 1], (uint64_t{1} << 20) - 1);
+    EXPECT_EQ(growing[12345], 12345u);
 }
 
 }  // namespace

@@ -68,9 +68,14 @@ class AddressSpaceLimit(unittest.TestCase):
     def test_less_address_space_than_the_generous_reservation(self):
         self.check_headroom(90)
 
-    def test_room_for_the_generous_reservation_but_not_the_rest(self):
-        self.check_headroom(130)
-
+    def test_any_headroom_that_fits_the_walk(self):
+        # Where the generous reservation falls between these depends on the
+        # heap and the column layout: the sweep keeps one of them in the
+        # window where it would be allowed but leave too little for the
+        # rest of the walk (110 and 130 MB fail without the rule, on 3.12).
+        for megabytes in (60, 110, 130, 160, 200):
+            with self.subTest(headroom_mb=megabytes):
+                self.check_headroom(megabytes)
 
 if __name__ == "__main__":
     unittest.main()
