@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "large_table_allocator.h"
-
 #include "prefetch.h"
 
 namespace refscope::probe {
@@ -95,16 +94,20 @@ private:
         // with a Fibonacci multiplier so that neighbouring objects spread.
         return static_cast<size_t>(((key >> 4) * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
     }
-    uint64_t key_at(size_t i) const {
+    // Slot i's key and value in `table` (this map's or, while rehashing,
+    // the one it replaces).
+    static uint64_t key_at(const Bytes& table, size_t i) {
         uint64_t k;
-        std::memcpy(&k, bytes_.data() + i * kSlot, sizeof k);
+        std::memcpy(&k, table.data() + i * kSlot, sizeof k);
         return k;
     }
-    uint32_t value_at(size_t i) const {
+    static uint32_t value_at(const Bytes& table, size_t i) {
         uint32_t v;
-        std::memcpy(&v, bytes_.data() + i * kSlot + 8, sizeof v);
+        std::memcpy(&v, table.data() + i * kSlot + 8, sizeof v);
         return v;
     }
+    uint64_t key_at(size_t i) const { return key_at(bytes_, i); }
+    uint32_t value_at(size_t i) const { return value_at(bytes_, i); }
     void set(size_t i, uint64_t key, uint32_t value) {
         std::memcpy(bytes_.data() + i * kSlot, &key, sizeof key);
         std::memcpy(bytes_.data() + i * kSlot + 8, &value, sizeof value);
@@ -123,14 +126,11 @@ private:
         for (size_t c = capacity; c > 1; c >>= 1) --shift_;
         size_ = 0;
         for (size_t i = 0; i < old_capacity; ++i) {
-            uint64_t k;
-            uint32_t v;
-            std::memcpy(&k, old.data() + i * kSlot, sizeof k);
+            const uint64_t k = key_at(old, i);
             if (k == 0) continue;
-            std::memcpy(&v, old.data() + i * kSlot + 8, sizeof v);
             size_t j = slot(k);
             while (key_at(j) != 0) j = (j + 1) & mask_;
-            set(j, k, v);
+            set(j, k, value_at(old, i));
             ++size_;
         }
     }

@@ -120,7 +120,8 @@ void HeapWalker::reserve_for(size_t tracked) {
     // limit leaves; the less generous ones follow, then none, and the
     // columns grow as they fill. Without the rule a limit that let the
     // generous reservation through failed the walk later with MemoryError
-    // (130 MB of headroom on tests/probe/test_address_space.py's heap).
+    // (110 and 130 MB of headroom on tests/probe/test_address_space.py's
+    // heap).
     struct Per {
         size_t nodes, edges;  // per tracked object
     };

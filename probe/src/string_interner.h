@@ -52,7 +52,7 @@ public:
     // Frees the table (the strings stay in the StringTable); interning after
     // this starts over with a small table and no de-duplication history.
     void release() {
-        std::vector<Slot, LargeTableAllocator<Slot>>().swap(slots_);
+        Slots().swap(slots_);
         slots_.assign(16, Slot{});
         count_ = 0;
     }
@@ -77,7 +77,7 @@ private:
     void grow() { rehash(slots_.size() * 2); }
     void rehash(size_t capacity) {
         // The new table first: if it cannot be had, this one stays intact.
-        std::vector<Slot, LargeTableAllocator<Slot>> old(capacity, Slot{});
+        Slots old(capacity, Slot{});
         old.swap(slots_);
         for (const Slot& s : old) {
             if (s.id == 0) continue;
@@ -88,7 +88,8 @@ private:
     }
 
     StringTable& table_;
-    std::vector<Slot, LargeTableAllocator<Slot>> slots_;
+    using Slots = std::vector<Slot, LargeTableAllocator<Slot>>;
+    Slots slots_;
     size_t count_ = 0;
 };
 
