@@ -1,10 +1,9 @@
 // The app's live session layer (app/gui/session: LiveSession,
-// LiveProcessModel, AttachJob, session_snapshot_files) against real sockets
-// and real Python processes running the probe: connecting, snapshots one at
-// a time, automatic snapshots that never pile up, a target killed in the
-// middle of a snapshot, garbage and wrong-token clients beside a good one,
-// attaching through `python -m refscope attach`, and every way an attach can
-// fail with one clear sentence.
+// LiveProcessModel, session_snapshot_files) against real sockets and real
+// Python processes running the probe: connecting, snapshots one at a time,
+// automatic snapshots that never pile up, a target killed in the middle of a
+// snapshot, garbage and wrong-token clients beside a good one. Attaching is
+// attach_job_test.cpp.
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,7 +21,6 @@
 #include <QtTest>
 
 #include "live_test_support.h"
-#include "session/attach_job.h"
 #include "session/live_process_model.h"
 #include "session/live_session.h"
 #include "session/session_folder_files.h"
@@ -31,19 +29,9 @@ using namespace refscope;
 using namespace refscope::app;
 using refscope::testing::PythonTarget;
 using refscope::testing::program;
+using refscope::testing::start_session;
 
 namespace {
-
-// Starts a session in `dir`/session; false (with a test failure) if it cannot.
-bool start(LiveSession& session, const QTemporaryDir& dir) {
-    LiveSession::Options options;
-    options.sessionDir = dir.filePath(QStringLiteral("session"));
-    if (!session.start(options)) {
-        qWarning("cannot start: %s", qPrintable(session.errorString()));
-        return false;
-    }
-    return true;
-}
 
 // A busy_target connected at start-up; waits until the session shows it.
 uint64_t connect_target(LiveSession& session, PythonTarget& target) {
@@ -51,24 +39,6 @@ uint64_t connect_target(LiveSession& session, PythonTarget& target) {
     if (!QTest::qWaitFor([&] { return session.processes().size() > before; }, 20'000)) return 0;
     const LiveProcess& p = session.processes().back();
     return p.pid == target.pid() ? p.connection : 0;
-}
-
-QString write_script(const QTemporaryDir& dir, const char* name, const QByteArray& body) {
-    const QString path = dir.filePath(QLatin1String(name));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) return {};
-    file.write("#!/bin/sh\n" + body + "\n");
-    file.close();
-    file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-    return path;
-}
-
-AttachJob::Outcome run_attach(int64_t pid, const QString& address, const QString& token_file, int ms = 60'000) {
-    AttachJob job;
-    QSignalSpy finished(&job, &AttachJob::finished);
-    if (!job.start(pid, address, token_file, QStringLiteral("test"))) return {};
-    if (!finished.wait(ms)) return {false, pid, QStringLiteral("test-timeout"), QStringLiteral("no outcome")};
-    return finished.front().front().value<AttachJob::Outcome>();
 }
 
 }  // namespace
@@ -88,10 +58,6 @@ private slots:
     void stopMarksProcessesGoneAndRestartClears();
     void sessionFolderFilesInOrder();
     void snapshotSavedJustBeforeStopIsReported();
-    void attachOutcomes();
-    void attachCancelKillsTheCommand();
-    void attachRealProcess();
-    void cancelledAttachNeverConnects();
     void durationText();
 };
 
@@ -128,7 +94,7 @@ void LiveSessionTest::defaultFolderWithoutSnapshotsIsRemoved() {
     QVERIFY(!QFileInfo::exists(folder));
     // A folder given by the caller stays, even empty.
     QTemporaryDir dir;
-    QVERIFY(start(session, dir));
+    QVERIFY(start_session(session, dir));
     session.stop();
     QVERIFY(QFileInfo(dir.filePath(QStringLiteral("session"))).isDir());
 }
@@ -139,7 +105,7 @@ void LiveSessionTest::connectsAndSnapshotsOneAtATime() {
     LiveSession session;
     LiveProcessModel model(&session);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QVERIFY(start(session, dir));
+    QVERIFY(start_session(session, dir));
     QVERIFY(session.address().startsWith(QLatin1String("unix:")));
     QVERIFY(QFileInfo(session.tokenFile()).isFile());
     QVERIFY(session.runCommand().contains(QStringLiteral("REFSCOPE_CONNECT=") + session.address()));
@@ -195,7 +161,7 @@ void LiveSessionTest::automaticSnapshotsNeverPileUp() {
     session.setSnapshotStartedHook([&](uint64_t, int64_t) {
         if (held.fetch_add(1) == 0) QThread::msleep(2500);
     });
-    QVERIFY(start(session, dir));
+    QVERIFY(start_session(session, dir));
     PythonTarget target(program("busy_target.py"), {QStringLiteral("--workers"), QStringLiteral("0")},
                         session.address(), session.tokenFile());
     const uint64_t id = connect_target(session, target);
@@ -333,7 +299,7 @@ void LiveSessionTest::targetKilledMidSnapshot() {
     session.setSnapshotStartedHook([&](uint64_t, int64_t pid) {
         if (kill_pid.load() != 0 && pid == kill_pid.load()) testing::kill9_and_wait(pid);
     });
-    QVERIFY(start(session, dir));
+    QVERIFY(start_session(session, dir));
     PythonTarget target(program("busy_target.py"),
                         {QStringLiteral("--workers"), QStringLiteral("0"), QStringLiteral("--heap"), QStringLiteral("40000")},
                         session.address(), session.tokenFile());
@@ -424,7 +390,7 @@ void LiveSessionTest::stopMarksProcessesGoneAndRestartClears() {
     LiveSession session;
     LiveProcessModel model(&session);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QVERIFY(start(session, dir));
+    QVERIFY(start_session(session, dir));
     const QString token_file = session.tokenFile();
     PythonTarget target(program("busy_target.py"), {QStringLiteral("--workers"), QStringLiteral("0")},
                         session.address(), session.tokenFile());
@@ -444,7 +410,7 @@ void LiveSessionTest::stopMarksProcessesGoneAndRestartClears() {
     QCOMPARE(model.rowCount(), 1);
     session.stop();  // idempotent
     QCOMPARE(disconnected.count(), 1);
-    QVERIFY(start(session, dir));
+    QVERIFY(start_session(session, dir));
     QCOMPARE(model.rowCount(), 0);
     // A new run numbers its connections from 1 again: a process that
     // connects now is a new record, not the old one's.
@@ -501,7 +467,7 @@ void LiveSessionTest::snapshotSavedJustBeforeStopIsReported() {
     REQUIRE_PROBE();
     QTemporaryDir dir;
     LiveSession session;
-    QVERIFY(start(session, dir));
+    QVERIFY(start_session(session, dir));
     PythonTarget target(program("busy_target.py"), {QStringLiteral("--workers"), QStringLiteral("0")},
                         session.address(), session.tokenFile());
     const uint64_t id = connect_target(session, target);
@@ -521,151 +487,6 @@ void LiveSessionTest::snapshotSavedJustBeforeStopIsReported() {
     QCOMPARE(saved.count(), 1);
     QCOMPARE(session.process(id)->snapshotsSaved, 1);
     QVERIFY(!session.process(id)->connected);
-}
-
-void LiveSessionTest::attachOutcomes() {
-    REQUIRE_PROBE();
-    QTemporaryDir dir;
-    LiveSession session;
-    QVERIFY(start(session, dir));
-    // A pid that does not exist: the attach command's own sentence.
-    const AttachJob::Outcome gone = run_attach(999'999'999, session.address(), session.tokenFile());
-    QVERIFY(!gone.ok);
-    QCOMPARE(gone.code, QStringLiteral("gone"));
-    QVERIFY2(gone.message.contains(QLatin1String("999999999")), qPrintable(gone.message));
-
-    const QByteArray python = qgetenv("REFSCOPE_PYTHON");
-    const QByteArray package = qgetenv("REFSCOPE_PYTHON_PACKAGE_DIR");
-    const auto restore = qScopeGuard([&] {
-        if (python.isNull()) qunsetenv("REFSCOPE_PYTHON"); else qputenv("REFSCOPE_PYTHON", python);
-        if (package.isNull()) qunsetenv("REFSCOPE_PYTHON_PACKAGE_DIR"); else qputenv("REFSCOPE_PYTHON_PACKAGE_DIR", package);
-    });
-    const ProbeLocation probe = testing::test_probe();
-    qputenv("REFSCOPE_PYTHON", probe.python.toLocal8Bit());
-    qputenv("REFSCOPE_PYTHON_PACKAGE_DIR", probe.packageDir.toLocal8Bit());
-
-    // No probe where the app looks: a clear error, no command run.
-    qputenv("REFSCOPE_PYTHON_PACKAGE_DIR", dir.filePath(QStringLiteral("nowhere")).toLocal8Bit());
-    const AttachJob::Outcome no_probe = run_attach(1, session.address(), session.tokenFile());
-    QCOMPARE(no_probe.code, QStringLiteral("no-probe-built"));
-    QVERIFY2(no_probe.message.contains(QLatin1String("no refscope probe in")), qPrintable(no_probe.message));
-    qputenv("REFSCOPE_PYTHON_PACKAGE_DIR", probe.packageDir.toLocal8Bit());
-
-    qputenv("REFSCOPE_PYTHON", dir.filePath(QStringLiteral("no-such-python")).toLocal8Bit());
-    const AttachJob::Outcome no_python = run_attach(1, session.address(), session.tokenFile());
-    QCOMPARE(no_python.code, QStringLiteral("no-probe-built"));
-    QVERIFY2(no_python.message.contains(QLatin1String("does not exist or cannot be run")), qPrintable(no_python.message));
-
-    // A command that crashes, and one that says nothing useful.
-    qputenv("REFSCOPE_PYTHON", write_script(dir, "crashing", "kill -SEGV $$").toLocal8Bit());
-    const AttachJob::Outcome crashed = run_attach(1, session.address(), session.tokenFile());
-    QCOMPARE(crashed.code, QStringLiteral("crashed"));
-    QVERIFY2(crashed.message.contains(QLatin1String("crashed")), qPrintable(crashed.message));
-    qputenv("REFSCOPE_PYTHON", write_script(dir, "mute", "echo 'Traceback: something broke' >&2; exit 1").toLocal8Bit());
-    const AttachJob::Outcome mute = run_attach(1, session.address(), session.tokenFile());
-    QCOMPARE(mute.code, QStringLiteral("no-outcome"));
-    QVERIFY2(mute.message.contains(QLatin1String("something broke")), qPrintable(mute.message));
-}
-
-void LiveSessionTest::attachCancelKillsTheCommand() {
-    REQUIRE_PROBE();
-    QTemporaryDir dir;
-    const QString pid_file = dir.filePath(QStringLiteral("pid"));
-    // Records its pid, then hangs as a stuck attach would.
-    const QString hanging = write_script(dir, "hanging", "echo $$ > '" + pid_file.toLocal8Bit() + "'; exec sleep 60");
-    const QByteArray python = qgetenv("REFSCOPE_PYTHON");
-    const QByteArray package = qgetenv("REFSCOPE_PYTHON_PACKAGE_DIR");
-    const auto restore = qScopeGuard([&] {
-        if (python.isNull()) qunsetenv("REFSCOPE_PYTHON"); else qputenv("REFSCOPE_PYTHON", python);
-        if (package.isNull()) qunsetenv("REFSCOPE_PYTHON_PACKAGE_DIR"); else qputenv("REFSCOPE_PYTHON_PACKAGE_DIR", package);
-    });
-    qputenv("REFSCOPE_PYTHON_PACKAGE_DIR", testing::test_probe().packageDir.toLocal8Bit());
-    qputenv("REFSCOPE_PYTHON", hanging.toLocal8Bit());
-    AttachJob job;
-    QSignalSpy finished(&job, &AttachJob::finished);
-    QVERIFY(job.start(1, QStringLiteral("unix:/nowhere"), QStringLiteral("/nowhere")));
-    QVERIFY(job.isRunning());
-    QVERIFY(!job.start(2, QStringLiteral("unix:/nowhere"), QStringLiteral("/nowhere")));  // one at a time
-    QVERIFY(QTest::qWaitFor([&] { return QFileInfo(pid_file).size() > 0; }, 10'000));
-    QFile f(pid_file);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    const qint64 pid = f.readAll().trimmed().toLongLong();
-    QVERIFY(pid > 0);
-    job.cancel();
-    QVERIFY(finished.wait(5000));
-    QCOMPARE(finished.front().front().value<AttachJob::Outcome>().code, QStringLiteral("cancelled"));
-    QVERIFY(!job.isRunning());
-    QVERIFY(testing::process_ended(pid));
-}
-
-void LiveSessionTest::attachRealProcess() {
-    REQUIRE_PROBE();
-    QTemporaryDir dir;
-    LiveSession session;
-    QVERIFY(start(session, dir));
-    PythonTarget target(program("busy_target.py"), {QStringLiteral("--workers"), QStringLiteral("1"), QStringLiteral("--no-import")});
-    QVERIFY2(target.waitReady(), qPrintable(target.output()));
-    const AttachJob::Outcome outcome = run_attach(target.pid(), session.address(), session.tokenFile());
-    if (!outcome.ok && (outcome.code == QLatin1String("permission") || outcome.code.startsWith(QLatin1String("ptrace")) ||
-                        outcome.code == QLatin1String("traced") || outcome.code == QLatin1String("no-gdb"))) {
-        QSKIP(qPrintable(QStringLiteral("attach cannot work on this machine: ") + outcome.message));
-    }
-    QVERIFY2(outcome.ok, qPrintable(outcome.code + QStringLiteral(": ") + outcome.message));
-    QCOMPARE(outcome.pid, target.pid());
-    QVERIFY(QTest::qWaitFor([&] { return !session.processes().empty(); }, 10'000));
-    const LiveProcess& p = session.processes().front();
-    QCOMPARE(p.pid, target.pid());
-    QVERIFY(p.attached);
-    QCOMPARE(p.label, QStringLiteral("test"));
-}
-
-// Cancel while the target's main thread sleeps in C (the scheduled call
-// cannot run yet): the attach command says the process will not connect,
-// leaves nothing behind, and when the sleep ends nothing connects.
-void LiveSessionTest::cancelledAttachNeverConnects() {
-    REQUIRE_PROBE();
-    QTemporaryDir dir;
-    QTemporaryDir workdirs;  // the attach command's TMPDIR: where its private folder goes
-    const QByteArray tmpdir = qgetenv("TMPDIR");
-    const auto restore = qScopeGuard([&] {
-        if (tmpdir.isNull()) qunsetenv("TMPDIR"); else qputenv("TMPDIR", tmpdir);
-    });
-    qputenv("TMPDIR", QFile::encodeName(workdirs.path()));
-    LiveSession session;
-    QVERIFY(start(session, dir));
-    PythonTarget target(program("sleepy_target.py"), {QStringLiteral("6")});
-    QVERIFY2(target.waitReady(), qPrintable(target.output()));
-    AttachJob job;
-    QSignalSpy finished(&job, &AttachJob::finished);
-    QVERIFY(job.start(target.pid(), session.address(), session.tokenFile(), QStringLiteral("test"), 30));
-    // gdb has run once its commands file exists and a moment has passed (a
-    // cancel while it runs is honoured when it is done: same outcome).
-    const auto gdb_started = [&] {
-        for (const QString& d : QDir(workdirs.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-            if (QFileInfo::exists(workdirs.filePath(d + QStringLiteral("/commands.gdb")))) return true;
-        }
-        return false;
-    };
-    QVERIFY(QTest::qWaitFor(gdb_started, 20'000) || !finished.isEmpty());
-    QTest::qWait(500);
-    job.cancel();
-    QVERIFY(finished.count() == 1 || finished.wait(90'000));
-    const AttachJob::Outcome outcome = finished.front().front().value<AttachJob::Outcome>();
-    if (outcome.code == QLatin1String("permission") || outcome.code.startsWith(QLatin1String("ptrace")) ||
-        outcome.code == QLatin1String("traced") || outcome.code == QLatin1String("no-gdb")) {
-        QSKIP(qPrintable(QStringLiteral("attach cannot work on this machine: ") + outcome.message));
-    }
-    QCOMPARE(outcome.code, QStringLiteral("cancelled"));
-    QVERIFY2(outcome.message.contains(QLatin1String("will not connect")), qPrintable(outcome.message));
-    QVERIFY(!job.isRunning());
-    // (The session's own private socket folder is there too: TMPDIR.)
-    const QStringList left = QDir(workdirs.path()).entryList({QStringLiteral("refscope-attach-*")},
-                                                             QDir::AllEntries | QDir::Hidden);
-    QVERIFY2(left.isEmpty(), qPrintable(left.join(QLatin1Char(' '))));
-    QVERIFY(QTest::qWaitFor([&] { return target.output().contains(QLatin1String("awake")); }, 30'000));
-    QTest::qWait(1500);
-    QVERIFY(session.processes().empty());
-    QVERIFY(!testing::process_ended(target.pid()));
 }
 
 void LiveSessionTest::durationText() {

@@ -10,8 +10,11 @@
 #include <QDeadlineTimer>
 #include <QFile>
 #include <QProcessEnvironment>
+#include <QTemporaryDir>
 #include <QThread>
 #include <QtTest>
+
+#include "session/live_session.h"
 
 namespace refscope::testing {
 
@@ -88,6 +91,29 @@ int garbage_client(const QString& address) {
         return -1;
     }
     return fd;
+}
+
+bool start_session(app::LiveSession& session, const QTemporaryDir& dir) {
+    app::LiveSession::Options options;
+    options.sessionDir = dir.filePath(QStringLiteral("session"));
+    if (!session.start(options)) {
+        qWarning("cannot start: %s", qPrintable(session.errorString()));
+        return false;
+    }
+    return true;
+}
+
+ScopedEnvironment::ScopedEnvironment(std::initializer_list<const char*> names) {
+    for (const char* name : names) saved_.emplace_back(name, qgetenv(name));
+}
+
+ScopedEnvironment::~ScopedEnvironment() {
+    for (const auto& [name, value] : saved_) {
+        if (value.isNull())
+            qunsetenv(name);
+        else
+            qputenv(name, value);
+    }
 }
 
 }  // namespace refscope::testing

@@ -5,11 +5,21 @@
 
 #include <sys/types.h>
 
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+#include <QByteArray>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
 
 #include "session/probe_location.h"
+
+class QTemporaryDir;
+namespace refscope::app {
+class LiveSession;
+}
 
 // Skips the test function, saying why, when no probe was built for the
 // targets (test_probe() is unusable). For Qt Test functions.
@@ -61,5 +71,22 @@ int garbage_client(const QString& address);
 
 // SIGKILL, then waits (without the event loop: any thread) until it ended.
 void kill9_and_wait(qint64 pid);
+
+// Starts `session` in `dir`/session; false (with a warning saying why) if it
+// cannot.
+bool start_session(app::LiveSession& session, const QTemporaryDir& dir);
+
+// Puts the named environment variables back as they were (set or not) when
+// it goes out of scope, for tests that point the app elsewhere.
+class ScopedEnvironment {
+public:
+    explicit ScopedEnvironment(std::initializer_list<const char*> names);
+    ~ScopedEnvironment();
+    ScopedEnvironment(const ScopedEnvironment&) = delete;
+    ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+private:
+    std::vector<std::pair<const char*, QByteArray>> saved_;  // a null value: was not set
+};
 
 }  // namespace refscope::testing
