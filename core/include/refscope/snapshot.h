@@ -177,12 +177,12 @@ struct Snapshot {
     // Edges, grouped by source, so that the analysis can build its CSR
     // index without sorting and the writer can store out-degrees. Each
     // edge's source is held one of two ways: edge_source, one entry per
-    // edge (non-decreasing; the reader and tests fill it with add_edge), or
-    // edge_first, node_count + 1 offsets, the same information in 4 bytes
-    // per node instead of 4 per edge (12 B/node at 3 edges per node). The
-    // probe builds edge_first directly (begin_edges_of, append_edge,
-    // end_edge_runs); drop_edge_sources() turns the first form into the
-    // second. Exactly one of the two is non-empty when there are edges. Read
+    // edge (non-decreasing; what add_edge fills, in tests and hand-built
+    // snapshots), or edge_first, node_count + 1 offsets, the same
+    // information in 4 bytes per node instead of 4 per edge (12 B/node at 3
+    // edges per node). The reader (from the file's out-degrees) and the
+    // probe (begin_edges_of, append_edge, end_edge_runs) build edge_first
+    // directly; drop_edge_sources() turns the first form into the second. Exactly one of the two is non-empty when there are edges. Read
     // an edge's source with source_of(), or every node's edges in order with
     // for_each_source_run(); both work either way, and so does the writer.
     std::vector<uint32_t> edge_source;

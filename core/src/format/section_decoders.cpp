@@ -208,23 +208,26 @@ const uint8_t* skip_varints(const uint8_t* p, const uint8_t* end, uint64_t count
     return nullptr;
 }
 
-// The label column of `e` edges, with their kinds at `kinds` (edge_source
-// already decoded).
+// The label column of `e` edges, with their kinds at `kinds` (edge_first
+// already decoded). A reference's or an index's label is stored relative to
+// the edge's position among its source's edges.
 void decode_labels(PayloadCursor& c, const uint8_t* kinds, Snapshot& s, size_t e) {
     s.edge_label.resize(e);
-    int64_t position = 0;
-    for (size_t k = 0; k < e; ++k) {
-        position = (k > 0 && s.edge_source[k] == s.edge_source[k - 1]) ? position + 1 : 0;
-        const uint8_t kind = kinds[k];
-        if (kind == static_cast<uint8_t>(EdgeKind::Index) ||
-            kind == static_cast<uint8_t>(EdgeKind::Reference)) {
-            const int64_t label = position + zigzag_decode(c.varint("label column"));
-            if (label < 0 || static_cast<uint64_t>(label) > kU32Max)
-                c.fail(ReadErrorCode::Corrupt, "edge " + std::to_string(k) + ": label " +
-                                                   std::to_string(label) + " exceeds 32 bits");
-            s.edge_label[k] = static_cast<uint32_t>(label);
-        } else {
-            s.edge_label[k] = c.u32("label column");
+    const size_t n = s.edge_first.size() - 1;
+    for (size_t node = 0, k = 0; node < n; ++node) {
+        const size_t first = s.edge_first[node];
+        for (const size_t end = s.edge_first[node + 1]; k < end; ++k) {
+            const uint8_t kind = kinds[k];
+            if (kind == static_cast<uint8_t>(EdgeKind::Index) ||
+                kind == static_cast<uint8_t>(EdgeKind::Reference)) {
+                const int64_t label = static_cast<int64_t>(k - first) + zigzag_decode(c.varint("label column"));
+                if (label < 0 || static_cast<uint64_t>(label) > kU32Max)
+                    c.fail(ReadErrorCode::Corrupt, "edge " + std::to_string(k) + ": label " +
+                                                       std::to_string(label) + " exceeds 32 bits");
+                s.edge_label[k] = static_cast<uint32_t>(label);
+            } else {
+                s.edge_label[k] = c.u32("label column");
+            }
         }
     }
 }
@@ -250,9 +253,12 @@ uint64_t decode_edge_count(PayloadCursor& c, size_t n, uint64_t bytes) {
     return e;
 }
 
+// Each edge's source comes out as the node's first-edge offset
+// (Snapshot::edge_first, from the out-degree column), not as a per-edge
+// column: 4 bytes a node instead of 4 an edge, and what the analysis uses.
 void decode_edges(PayloadCursor& c, Snapshot& s, size_t n) {
     const uint64_t e = decode_edge_count(c, n, c.remaining());
-    s.edge_source.resize(static_cast<size_t>(e));
+    s.edge_first.resize(n + 1);
     uint64_t filled = 0;
     for (size_t node = 0; node < n; ++node) {
         const uint64_t deg = c.varint("out-degree column");
@@ -260,13 +266,13 @@ void decode_edges(PayloadCursor& c, Snapshot& s, size_t n) {
             c.fail(ReadErrorCode::Corrupt, "out-degree of node " + std::to_string(node) +
                                                " makes more edges than the " + std::to_string(e) +
                                                " declared");
-        std::fill_n(s.edge_source.begin() + static_cast<ptrdiff_t>(filled), deg,
-                    static_cast<uint32_t>(node));
+        s.edge_first[node] = static_cast<uint32_t>(filled);
         filled += deg;
     }
     if (filled != e)
         c.fail(ReadErrorCode::Corrupt, "out-degrees add up to " + std::to_string(filled) +
                                            " edges, " + std::to_string(e) + " declared");
+    s.edge_first[n] = static_cast<uint32_t>(e);
 
     // The label column is decoded on a second thread while this one decodes
     // the targets (each is about a third of the section's work). It starts
@@ -291,13 +297,15 @@ void decode_edges(PayloadCursor& c, Snapshot& s, size_t n) {
         labels.decoded = true;
     });
     s.edge_target.resize(static_cast<size_t>(e));
-    for (size_t k = 0; k < e; ++k) {
-        const int64_t t = int64_t{s.edge_source[k]} + zigzag_decode(c.varint("target column"));
-        if (t < 0 || static_cast<uint64_t>(t) >= n)
-            c.fail(ReadErrorCode::Corrupt, "edge " + std::to_string(k) + ": target " +
-                                               std::to_string(t) + " is out of range (" +
-                                               std::to_string(n) + " nodes)");
-        s.edge_target[k] = static_cast<uint32_t>(t);
+    for (size_t node = 0, k = 0; node < n; ++node) {
+        for (const size_t end = s.edge_first[node + 1]; k < end; ++k) {
+            const int64_t t = static_cast<int64_t>(node) + zigzag_decode(c.varint("target column"));
+            if (t < 0 || static_cast<uint64_t>(t) >= n)
+                c.fail(ReadErrorCode::Corrupt, "edge " + std::to_string(k) + ": target " +
+                                                   std::to_string(t) + " is out of range (" +
+                                                   std::to_string(n) + " nodes)");
+            s.edge_target[k] = static_cast<uint32_t>(t);
+        }
     }
     const uint8_t* kinds = c.bytes(e, "kind column");
     s.edge_kind.assign(kinds, kinds + e);
