@@ -41,7 +41,7 @@ PyObject* debug_report(const Snapshot& s, const std::vector<uint64_t>& watch) {
     size_t n = s.node_count();
     std::vector<int64_t> owned_in(n, 0);
     // Each edge's source is held as first-edge offsets (the probe's
-    // Snapshot::edge_first) or as a column (a snapshot read from a file):
+    // Snapshot::edge_first) or as a column (a hand-built snapshot):
     // either way they must say that edges are grouped by source.
     const size_t edges = s.edge_count();
     const bool grouped =

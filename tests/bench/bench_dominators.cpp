@@ -303,7 +303,7 @@ void time_steps(const std::string& path) {
     };
     Snapshot s = format::read_snapshot_file(path);
     step("read");
-    // As SnapshotAnalysis does: the index's out-offsets replace the per-edge sources.
+    // As SnapshotAnalysis does (a no-op for a file: the reader gives the offsets).
     s.drop_edge_sources();
     const analysis::GraphIndex index(s);
     step("index");

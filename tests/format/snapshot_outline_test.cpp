@@ -20,6 +20,7 @@ format::SnapshotOutline outline_of(const std::vector<uint8_t>& bytes) {
 
 Snapshot without_edges(Snapshot s) {
     s.edge_source.clear();
+    s.edge_first.clear();
     s.edge_target.clear();
     s.edge_kind.clear();
     s.edge_flags.clear();

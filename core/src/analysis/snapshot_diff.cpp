@@ -195,7 +195,7 @@ uint32_t tuple_name(const SharedTypeNames& names) {
 // when `wanted` is false (no tuples to compare).
 std::vector<uint32_t> first_edges(const Snapshot& s, bool wanted) {
     if (!wanted) return {};
-    if (!s.edge_first.empty()) return s.edge_first;  // an analysis' snapshot: the same, counted
+    if (!s.edge_first.empty()) return s.edge_first;  // read, walked or analysed: the same, counted
     std::vector<uint32_t> first(s.node_count() + 1, 0);
     for (const uint32_t source : s.edge_source)
         if (source < s.node_count()) ++first[source + 1];

@@ -3,9 +3,9 @@
 //
 // Out-edges need no copy: the snapshot stores edges grouped by source, so a
 // node's out-edges are the contiguous edge ids [out_offset[n], out_offset[n+1]).
-// When the snapshot's edge_source column was dropped (Snapshot::
-// drop_edge_sources, as SnapshotAnalysis does) the index uses its edge_first
-// offsets as they are; otherwise it counts its own.
+// When the snapshot holds edge_first offsets (read from a file, walked by
+// the probe, or after Snapshot::drop_edge_sources) the index uses them as
+// they are; with an edge_source column it counts its own.
 // In-edges are a counting sort of edge ids by target. Ids and offsets are
 // 32-bit (the format caps counts at 2^31), which keeps a 10M-node / 30M-edge
 // index (with the owned in-degrees) at about 240 MB instead of twice that.
@@ -87,8 +87,8 @@ public:
     // that the snapshot accounts for (RootClasses::owned_in).
     uint32_t owned_in_degree(uint32_t node) const { return owned_in_[node]; }
 
-    // A binary search over the out-offsets once the snapshot's edge_source
-    // was dropped: fine for a path or a node's in-edges; a pass over every
+    // A binary search over the out-offsets when the snapshot holds
+    // edge_first: fine for a path or a node's in-edges; a pass over every
     // edge should walk the nodes' out-edges instead (and pass the source to
     // what asks for it, as hidden_from_gc(edge, source)).
     uint32_t source(uint32_t edge) const { return snapshot_->source_of(edge); }
