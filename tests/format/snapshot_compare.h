@@ -34,7 +34,8 @@ inline std::vector<std::string_view> string_column(const StringTable& t) {
 // Each edge's source, whichever way the snapshot holds them (the reader
 // gives first-edge offsets, hand-built snapshots a per-edge column).
 inline std::vector<uint32_t> edge_sources(const Snapshot& s) {
-    if (s.edge_first.empty() && s.edge_source.size() != s.edge_count()) return s.edge_source;  // malformed: let the sizes differ
+    // A malformed hand-built snapshot: its column as it is, so the sizes differ.
+    if (s.edge_first.empty() && s.edge_source.size() != s.edge_count()) return s.edge_source;
     std::vector<uint32_t> out(s.edge_count());
     for (size_t e = 0; e < out.size(); ++e) out[e] = s.source_of(static_cast<uint32_t>(e));
     return out;

@@ -182,7 +182,8 @@ struct Snapshot {
     // information in 4 bytes per node instead of 4 per edge (12 B/node at 3
     // edges per node). The reader (from the file's out-degrees) and the
     // probe (begin_edges_of, append_edge, end_edge_runs) build edge_first
-    // directly; drop_edge_sources() turns the first form into the second. Exactly one of the two is non-empty when there are edges. Read
+    // directly; drop_edge_sources() turns the first form into the second.
+    // Exactly one of the two is non-empty when there are edges. Read
     // an edge's source with source_of(), or every node's edges in order with
     // for_each_source_run(); both work either way, and so does the writer.
     std::vector<uint32_t> edge_source;

@@ -211,6 +211,12 @@ const uint8_t* skip_varints(const uint8_t* p, const uint8_t* end, uint64_t count
 // The label column of `e` edges, with their kinds at `kinds` (edge_first
 // already decoded). A reference's or an index's label is stored relative to
 // the edge's position among its source's edges.
+//
+// This loop and the target loop in decode_edges go node by node over
+// edge_first themselves rather than through Snapshot::for_each_source_run,
+// which counts the nodes by node_address: the Nodes section's job may be
+// filling that on another thread meanwhile. (One shared helper taking a
+// lambda was measured 5-8 % slower on the 10M read.)
 void decode_labels(PayloadCursor& c, const uint8_t* kinds, Snapshot& s, size_t e) {
     s.edge_label.resize(e);
     const size_t n = s.edge_first.size() - 1;
