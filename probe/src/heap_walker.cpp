@@ -142,15 +142,17 @@ void HeapWalker::reserve_for(size_t tracked) {
 }
 
 namespace {
+// What column.reserve(n) reserves.
 template <typename T>
-size_t element_bytes(const std::vector<T>&) {
-    return sizeof(T);
+size_t reserved_bytes(const std::vector<T>&, size_t n) {
+    return n * sizeof(T);
 }
 template <typename Wide, typename Narrow>
-size_t element_bytes(const NarrowColumn<Wide, Narrow>&) {
-    return sizeof(Narrow);  // what reserve() reserves; escapes go to a side table
+size_t reserved_bytes(const NarrowColumn<Wide, Narrow>&, size_t n) {
+    return n * sizeof(Narrow);  // escapes go to a side table
 }
-size_t element_bytes(const std::string&) { return 1; }
+size_t reserved_bytes(const PackedColumn&, size_t n) { return PackedColumn::reserved_bytes(n); }
+size_t reserved_bytes(const std::string&, size_t n) { return n; }
 }  // namespace
 
 // Calls act(column, n) for every column the walk appends to, n being what a
@@ -176,7 +178,7 @@ void HeapWalker::each_column(size_t nodes, size_t edges, Act&& act) {
 
 size_t HeapWalker::column_bytes(size_t nodes, size_t edges) {
     size_t bytes = 0;
-    each_column(nodes, edges, [&](const auto& column, size_t n) { bytes += n * element_bytes(column); });
+    each_column(nodes, edges, [&](const auto& column, size_t n) { bytes += reserved_bytes(column, n); });
     return bytes;
 }
 

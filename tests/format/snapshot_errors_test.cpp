@@ -330,10 +330,10 @@ TEST(ReadErrors, OutOfRangeIdsWithValidChecksums) {
     };
     const Case cases[] = {
         {"edge target", [](Snapshot& s) { s.edge_target[5] = 500; }, "Edges section"},
-        {"edge label node", [](Snapshot& s) { s.edge_label[1] = 999; }, "label (a node id) 999"},
-        {"edge label string", [](Snapshot& s) { s.edge_label[s.edge_count() - 1] = 9999; },
+        {"edge label node", [](Snapshot& s) { s.edge_label.set(1, 999); }, "label (a node id) 999"},
+        {"edge label string", [](Snapshot& s) { s.edge_label.set(s.edge_count() - 1, 9999); },
          "label (a string id)"},
-        {"unused label", [](Snapshot& s) { s.edge_label[0] = 1; }, "must be 0"},
+        {"unused label", [](Snapshot& s) { s.edge_label.set(0, 1); }, "must be 0"},
         {"edge kind", [](Snapshot& s) { s.edge_kind[0] = 200; }, "unknown kind 200"},
         {"node type", [](Snapshot& s) { s.node_type[4] = 77; }, "node 4: type 77"},
         {"preview", [](Snapshot& s) { s.node_preview[4] = 5000; }, "node 4: preview 5000"},

@@ -19,6 +19,7 @@
 
 #include "refscope/format/constants.h"
 #include "refscope/narrow_column.h"
+#include "refscope/packed_column.h"
 
 namespace refscope {
 
@@ -193,7 +194,9 @@ struct Snapshot {
     std::vector<uint32_t> edge_target;
     std::vector<uint8_t> edge_kind;       // format::EdgeKind
     std::vector<uint8_t> edge_flags;      // format::kEdge* bits
-    std::vector<uint32_t> edge_label;     // meaning depends on kind (constants.h)
+    // Meaning depends on kind (constants.h); bit-packed in blocks of 64
+    // (packed_column.h): most labels need a few bits, not 32.
+    PackedColumn edge_label;
 
     std::vector<RootRef> roots;
     std::vector<ThreadInfo> threads;

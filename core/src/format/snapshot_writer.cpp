@@ -311,13 +311,13 @@ bool write_edges(SectionWriter& w, const Snapshot& s) {
     w.put_bytes(s.edge_kind.data(), e);
     w.put_bytes(s.edge_flags.data(), e);
     s.for_each_source_run([&](uint32_t, size_t begin, size_t end) {
-        for (size_t k = begin; k < end; ++k) {
+        s.edge_label.for_each(begin, end, [&](size_t k, uint32_t label) {
             const auto position = static_cast<int64_t>(k - begin);
             if (label_is_position(s.edge_kind[k]))
-                w.put_zigzag(int64_t{s.edge_label[k]} - position);
+                w.put_zigzag(int64_t{label} - position);
             else
-                w.put_varint(s.edge_label[k]);
-        }
+                w.put_varint(label);
+        });
     });
     return w.end();
 }

@@ -195,7 +195,12 @@ std::optional<SnapshotDefect> find_defect(const Snapshot& s, bool check_addresse
     if (s.edge_kind.size() != n_edges || s.edge_flags.size() != n_edges || s.edge_label.size() != n_edges)
         return defect(SectionId::Edges, "edge columns have different lengths");
     if (auto wrong = find_source_defect(s, n_nodes, n_edges)) return defect(SectionId::Edges, *wrong);
+    constexpr size_t kBlock = PackedColumn::kBlock;
+    uint32_t labels[kBlock];  // edge i's label at i % kBlock: unpacked a block at a time
     for (size_t i = 0; i < n_edges; ++i) {
+        if (i % kBlock == 0)
+            s.edge_label.for_each(i, std::min(n_edges, i + kBlock),
+                                  [&](size_t k, uint32_t label) { labels[k % kBlock] = label; });
         if (s.edge_target[i] >= n_nodes)
             return defect(SectionId::Edges,
                           out_of_range("edge", i, "target", s.edge_target[i], n_nodes, "nodes"));
@@ -203,7 +208,7 @@ std::optional<SnapshotDefect> find_defect(const Snapshot& s, bool check_addresse
         if (kind >= kEdgeKindCount)
             return defect(SectionId::Edges,
                           "edge " + std::to_string(i) + ": unknown kind " + std::to_string(kind));
-        const uint32_t label = s.edge_label[i];
+        const uint32_t label = labels[i % kBlock];
         switch (label_use(kind)) {
             case LabelUse::Free: break;
             case LabelUse::NodeId:
