@@ -189,7 +189,8 @@ void HeapWalker::reserve_columns(size_t nodes, size_t edges) {
         each_column(nodes, edges, [](auto& column, size_t n) { column.reserve(n); });
     } catch (const std::bad_alloc&) {
         // The columns are still empty here (the start set comes next), so
-        // shrinking frees their blocks without allocating.
+        // shrinking frees their blocks (the packed label column keeps its
+        // one 8-byte pad word).
         each_column(nodes, edges, [](auto& column, size_t) { column.shrink_to_fit(); });
         throw;
     }

@@ -135,6 +135,11 @@ TEST(PackedColumn, MovedFromIsEmptyAndUsable) {
     c = std::move(b);
     EXPECT_EQ(c[64], 192u);
     EXPECT_TRUE(b.empty());  // NOLINT(bugprone-use-after-move)
+    // Moving a column onto itself keeps it as it was.
+    PackedColumn& same = c;
+    c = std::move(same);
+    ASSERT_EQ(c.size(), 200u);
+    EXPECT_EQ(c[199], 597u);
 }
 
 }  // namespace

@@ -49,6 +49,7 @@ public:
         other.blocks_.clear();
     }
     PackedColumn& operator=(PackedColumn&& other) noexcept {
+        if (this == &other) return *this;
         blocks_ = std::move(other.blocks_);
         words_ = std::move(other.words_);
         tail_ = other.tail_;
