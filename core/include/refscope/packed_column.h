@@ -11,11 +11,12 @@
 //            width 0..32 bits; a block of width w takes exactly w words
 //            (64 values of w bits), and width 0 (all zeros) none.
 //   words_   the packed values, value j of a block at bits [j*w, j*w + w)
-//            from the block's first word, little end first; a value may
-//            straddle two words.
+//            from the block's first word, little end first, then one zero
+//            word past the last block.
 //   tail_    the block being filled (size() % 64 values), packed when full.
-// Reading a value is two loads (block, word) and a shift: random access stays
-// O(1), which the analysis needs (it reads single edges' labels).
+// Reading a value is two loads (its block, then 8 unaligned bytes that hold
+// all of it) and a shift: random access stays O(1), which the analysis needs
+// (it reads single edges' labels).
 //
 // Appending is what the probe and the reader do. set() rewrites a value in
 // place when it fits its block's width and otherwise repacks everything
@@ -63,8 +64,7 @@ public:
         if (b == blocks_.size()) return tail_[i % kBlock];
         const uint64_t block = blocks_[b];
         const unsigned width = static_cast<unsigned>(block & 63);
-        const size_t bit = (i % kBlock) * width;
-        return static_cast<uint32_t>((load(block >> 6, bit) >> (bit % 8)) & mask(width));
+        return value_at(block >> 6, (i % kBlock) * width, mask(width));
     }
     uint32_t operator[](size_t i) const { return get(i); }
 
@@ -85,7 +85,7 @@ public:
             const unsigned width = static_cast<unsigned>(block & 63);
             const uint64_t m = mask(width);
             for (size_t bit = (i % kBlock) * width; i < block_end; ++i, bit += width)
-                f(i, static_cast<uint32_t>((load(block >> 6, bit) >> (bit % 8)) & m));
+                f(i, value_at(block >> 6, bit, m));
         }
     }
 
@@ -161,6 +161,9 @@ private:
         uint64_t x;
         std::memcpy(&x, reinterpret_cast<const unsigned char*>(words_.data() + first_word) + bit / 8, 8);
         return x;
+    }
+    uint32_t value_at(size_t first_word, size_t bit, uint64_t width_mask) const {
+        return static_cast<uint32_t>((load(first_word, bit) >> (bit % 8)) & width_mask);
     }
     void store(size_t first_word, size_t bit, uint64_t x) {
         std::memcpy(reinterpret_cast<unsigned char*>(words_.data() + first_word) + bit / 8, &x, 8);
