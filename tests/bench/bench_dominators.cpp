@@ -16,9 +16,9 @@
 // runs K times (default 1):
 //
 //   serial             dominators and cycles one after the other, no suspects
-//   parallel           dominators ∥ cycles, no suspects   (docs/performance-analysis.md's target)
+//   parallel           dominators ∥ cycles, no suspects
 //   serial+suspects    as serial, then leak suspects
-//   parallel+suspects  as parallel, then leak suspects    (what the app runs)
+//   parallel+suspects  as parallel, then leak suspects    (what the app runs; issue #17's full pipeline)
 //
 // (default: all four). For each run: seconds per stage (stage_seconds; with
 // `parallel` dominators and cycles overlap), the total wall time, process CPU
@@ -28,7 +28,9 @@
 // sizes, cycle ids and fates, suspects): every run must print the same digest,
 // and an optimisation must not change it. --steps first times the stages one
 // by one, with their CPU time, the resident size after each and its peak
-// during each (what the stage's results and its scratch cost), suspects last; with --runs 0
+// during each (what the stage's results and its scratch cost): the in-edges (built
+// on first use, as SnapshotAnalysis does before the suspects) and the suspects
+// last; with --runs 0
 // nothing else runs (the lowest-memory way to measure a very large heap).
 #include <unistd.h>
 
@@ -315,6 +317,8 @@ void time_steps(const std::string& path) {
     step("dominators");
     const analysis::Cycles cycles(index, roots, paths);
     step("cycles");
+    index.build_in_edges();  // as SnapshotAnalysis does before the suspects
+    step("in-edges");
     analysis::SuspectInputs inputs;
     inputs.index = &index;
     inputs.roots = &roots;

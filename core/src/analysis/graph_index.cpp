@@ -32,6 +32,79 @@ void check_columns(const Snapshot& s) {
     }
 }
 
+// Edges are grouped by target in two cache-friendly passes instead of one
+// counting sort: a plain counting sort makes two random accesses per edge
+// into node-sized arrays (tens of MB: a cache miss each). Here the edges are
+// first distributed into buckets of kBucketNodes consecutive targets (a few
+// hundred sequential output streams), each with its target's low bits beside
+// it, so that the second pass, one bucket at a time, needs neither targets
+// nor flags and keeps its counters in cache. Both passes are stable, so a
+// node's edges stay in increasing edge id order.
+constexpr uint32_t kBucketShift = 15;
+constexpr uint32_t kBucketNodes = 1u << kBucketShift;
+
+struct TargetBuckets {
+    std::vector<uint32_t> start;  // per bucket, then the total
+    std::vector<uint16_t> low;    // per distributed edge: its target's low bits
+    std::vector<uint32_t> edge;   // per distributed edge: its id (when asked for)
+    uint32_t middle = 0;          // the bucket where half of the edges are on either side
+    bool parallel = false;        // big enough for the work to be split over two threads
+};
+
+// The edges `keep` accepts, distributed by target. On big graphs the
+// distribution runs on two threads, each with half of the edges (the first
+// half's go first in every bucket, so the order stays stable).
+template <typename Keep>
+TargetBuckets bucket_by_target(const Snapshot& s, uint32_t node_count, Keep keep, bool with_ids) {
+    const uint32_t* targets = s.edge_target.data();
+    const auto edge_count = static_cast<uint32_t>(s.edge_count());
+    const uint32_t bucket_count = (node_count >> kBucketShift) + 1;
+    const uint32_t half = edge_count / 2;
+    TargetBuckets b;
+    b.parallel = edge_count >= (1u << 20);
+    b.start.assign(size_t{bucket_count} + 1, 0);
+    std::vector<uint32_t> first_half(bucket_count, 0);  // per bucket: its edges before `half`
+    for (uint32_t e = 0; e < edge_count; ++e) {
+        if (e == half) first_half.assign(b.start.begin() + 1, b.start.end());
+        if (keep(e)) ++b.start[(targets[e] >> kBucketShift) + 1];
+    }
+    for (uint32_t k = 0; k < bucket_count; ++k) b.start[k + 1] += b.start[k];
+    const uint32_t total = b.start[bucket_count];
+    b.low.resize(total);
+    if (with_ids) b.edge.resize(total);
+    const auto distribute = [&](uint32_t first_edge, uint32_t last_edge, std::vector<uint32_t> cursor) {
+        for (uint32_t e = first_edge; e < last_edge; ++e) {
+            if (!keep(e)) continue;
+            const uint32_t position = cursor[targets[e] >> kBucketShift]++;
+            if (with_ids) b.edge[position] = e;
+            b.low[position] = static_cast<uint16_t>(targets[e] & (kBucketNodes - 1));
+        }
+    };
+    std::vector<uint32_t> first_cursor(b.start.begin(), b.start.end() - 1);
+    std::vector<uint32_t> second_cursor(first_cursor);
+    for (uint32_t k = 0; k < bucket_count; ++k) second_cursor[k] += first_half[k];
+    run_both(
+        b.parallel, [&] { distribute(0, half, std::move(first_cursor)); },
+        [&] { distribute(half, edge_count, std::move(second_cursor)); });
+    const auto middle = std::lower_bound(b.start.begin(), b.start.end() - 1, total / 2);
+    b.middle = static_cast<uint32_t>(middle - b.start.begin());
+    return b;
+}
+
+// Runs each(bucket) over every bucket, the two halves on two threads when
+// the graph is big; each thread has its own copy of `each` (and so of any
+// scratch it carries).
+template <typename Each>
+void for_each_bucket(const TargetBuckets& b, const Each& each) {
+    const auto bucket_count = static_cast<uint32_t>(b.start.size() - 1);
+    const auto run = [&each](uint32_t first, uint32_t last) {
+        Each own = each;
+        for (uint32_t k = first; k < last; ++k) own(k);
+    };
+    run_both(
+        b.parallel, [&] { run(0, b.middle); }, [&] { run(b.middle, bucket_count); });
+}
+
 }  // namespace
 
 GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
@@ -48,37 +121,12 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
     const bool own_offsets = snapshot.edge_first.empty();
     const uint32_t* sources = snapshot.edge_source.data();
     const uint32_t* targets = snapshot.edge_target.data();
-    const uint8_t* flags = snapshot.edge_flags.data();
 
-    // In-edges are sorted by target in two cache-friendly passes instead of
-    // one counting sort: a plain counting sort makes two random accesses per
-    // edge into node-sized arrays (tens of MB: a cache miss each). Here edges
-    // are first distributed into buckets of kBucketNodes consecutive targets
-    // (a few hundred sequential output streams), then each bucket is counting-
-    // sorted with its counters in cache. Both passes are stable, so a node's
-    // in-edges stay in increasing edge id order. The owned in-degrees (what
-    // RootClasses subtracts from refcounts) are counted in the same in-cache
-    // pass, which saves a pass of random increments over a node-sized array.
-    constexpr uint32_t kBucketShift = 15;
-    constexpr uint16_t kOwnedBit = 1u << kBucketShift;
-    constexpr uint32_t kBucketNodes = 1u << kBucketShift;
-    const uint32_t bucket_count = (node_count_ >> kBucketShift) + 1;
-
-    // Passes 2 and 3 run on two threads on big graphs: pass 2 splits the
-    // edges in two halves (the first half's edges go first in every bucket,
-    // so the order stays stable), pass 3 splits the buckets.
-    const bool parallel = edge_count_ >= (1u << 20);
-    const uint32_t half = edge_count_ / 2;
-
-    // Pass 1: bounds, grouping, out-degrees, bucket sizes (and how many of
-    // each bucket's edges are in the first half).
+    // Bounds, grouping and out-degrees.
     if (own_offsets) out_offset_.assign(size_t{node_count_} + 1, 0);
-    std::vector<uint32_t> bucket_start(size_t{bucket_count} + 1, 0);
-    std::vector<uint32_t> first_half(bucket_count, 0);
     bool grouped = true;
     uint32_t previous_source = 0;
     for (uint32_t e = 0; e < edge_count_; ++e) {
-        if (e == half) first_half.assign(bucket_start.begin() + 1, bucket_start.end());
         const uint32_t source = own_offsets ? sources[e] : 0;
         const uint32_t target = targets[e];
         if (source >= node_count_ || target >= node_count_) {
@@ -92,78 +140,12 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
             previous_source = source;
             ++out_offset_[source + 1];
         }
-        ++bucket_start[(target >> kBucketShift) + 1];
     }
     if (own_offsets) {
         for (uint32_t n = 0; n < node_count_; ++n) out_offset_[n + 1] += out_offset_[n];
     }
     out_offsets_ = own_offsets ? out_offset_.data() : snapshot.edge_first.data();
-    for (uint32_t b = 0; b < bucket_count; ++b) bucket_start[b + 1] += bucket_start[b];
-
-    // Pass 2: edge ids into their bucket's slice of in_edge_, with the low
-    // bits of the target and the owned flag beside them so pass 3 need not
-    // look targets or flags up.
-    in_edge_.resize(edge_count_);
-    std::vector<uint16_t> low_bits(edge_count_);
-    const auto distribute = [&](uint32_t first_edge, uint32_t last_edge,
-                                std::vector<uint32_t> cursor) {
-        for (uint32_t e = first_edge; e < last_edge; ++e) {
-            const uint32_t position = cursor[targets[e] >> kBucketShift]++;
-            in_edge_[position] = e;
-            const uint16_t owned = (flags[e] & format::kEdgeOwned) ? kOwnedBit : 0;
-            low_bits[position] = static_cast<uint16_t>((targets[e] & (kBucketNodes - 1)) | owned);
-        }
-    };
-    {
-        std::vector<uint32_t> first_cursor(bucket_start.begin(), bucket_start.end() - 1);
-        std::vector<uint32_t> second_cursor(first_cursor);
-        for (uint32_t b = 0; b < bucket_count; ++b) second_cursor[b] += first_half[b];
-        run_both(
-            parallel, [&] { distribute(0, half, std::move(first_cursor)); },
-            [&] { distribute(half, edge_count_, std::move(second_cursor)); });
-    }
-
-    // Pass 3: counting sort inside each bucket.
-    in_offset_.assign(size_t{node_count_} + 1, 0);
-    owned_in_.resize(node_count_);
-    const auto sort_buckets = [&](uint32_t first_bucket, uint32_t last_bucket) {
-        std::vector<uint32_t> count(kBucketNodes);
-        std::vector<uint32_t> owned(kBucketNodes);
-        std::vector<uint32_t> scratch;
-        for (uint32_t b = first_bucket; b < last_bucket; ++b) {
-            const uint32_t begin = bucket_start[b];
-            const uint32_t end = bucket_start[b + 1];
-            const uint32_t first_node = b << kBucketShift;
-            const uint32_t nodes = std::min(kBucketNodes, node_count_ - first_node);
-            if (nodes == 0) break;
-            std::fill(count.begin(), count.begin() + nodes, 0);
-            std::fill(owned.begin(), owned.begin() + nodes, 0);
-            for (uint32_t p = begin; p < end; ++p) {
-                const uint16_t low = low_bits[p];
-                ++count[low & (kBucketNodes - 1)];
-                owned[low & (kBucketNodes - 1)] += low >> kBucketShift;
-            }
-            uint32_t offset = begin;
-            for (uint32_t i = 0; i < nodes; ++i) {
-                in_offset_[first_node + i] = offset;
-                owned_in_[first_node + i] = owned[i];
-                const uint32_t c = count[i];
-                count[i] = offset;  // from here on: the next free position
-                offset += c;
-            }
-            scratch.assign(in_edge_.begin() + begin, in_edge_.begin() + end);
-            for (uint32_t p = begin; p < end; ++p) {
-                in_edge_[count[low_bits[p] & (kBucketNodes - 1)]++] = scratch[p - begin];
-            }
-        }
-    };
-    // The buckets split where half of the edges are on either side.
-    const auto middle = std::lower_bound(bucket_start.begin(), bucket_start.end() - 1, half);
-    const auto middle_bucket = static_cast<uint32_t>(middle - bucket_start.begin());
-    run_both(
-        parallel, [&] { sort_buckets(0, middle_bucket); },
-        [&] { sort_buckets(middle_bucket, bucket_count); });
-    in_offset_[node_count_] = edge_count_;
+    count_owned_in();
 
     if (!grouped) {
         out_order_.resize(edge_count_);
@@ -171,6 +153,45 @@ GraphIndex::GraphIndex(const Snapshot& snapshot) : snapshot_(&snapshot) {
         std::vector<uint32_t> cursor(out_offset_.begin(), out_offset_.end() - 1);
         for (uint32_t e = 0; e < edge_count_; ++e) out_order_[cursor[sources[e]]++] = e;
     }
+}
+
+// The owned in-degrees (what RootClasses subtracts from refcounts): the
+// owned edges bucketed by target, then counted a bucket at a time, its
+// counters (128 KB of owned_in_) in cache.
+void GraphIndex::count_owned_in() {
+    const uint8_t* flags = snapshot_->edge_flags.data();
+    const TargetBuckets b = bucket_by_target(
+        *snapshot_, node_count_, [flags](uint32_t e) { return (flags[e] & format::kEdgeOwned) != 0; }, false);
+    owned_in_.assign(node_count_, 0);
+    for_each_bucket(b, [&](uint32_t k) {
+        uint32_t* counts = owned_in_.data() + (size_t{k} << kBucketShift);
+        for (uint32_t p = b.start[k]; p < b.start[k + 1]; ++p) ++counts[b.low[p]];
+    });
+}
+
+// Every edge bucketed by target, then a counting sort inside each bucket.
+void GraphIndex::sort_in_edges() const {
+    TargetBuckets b = bucket_by_target(*snapshot_, node_count_, [](uint32_t) { return true; }, true);
+    in_offset_.assign(size_t{node_count_} + 1, 0);
+    for_each_bucket(b, [&, count = std::vector<uint32_t>(), scratch = std::vector<uint32_t>()](uint32_t k) mutable {
+        const uint32_t begin = b.start[k];
+        const uint32_t end = b.start[k + 1];
+        const uint32_t first_node = k << kBucketShift;
+        const uint32_t nodes = std::min(kBucketNodes, node_count_ - first_node);
+        count.assign(nodes, 0);
+        for (uint32_t p = begin; p < end; ++p) ++count[b.low[p]];
+        uint32_t offset = begin;
+        for (uint32_t i = 0; i < nodes; ++i) {
+            in_offset_[first_node + i] = offset;
+            const uint32_t c = count[i];
+            count[i] = offset;  // from here on: the next free position
+            offset += c;
+        }
+        scratch.assign(b.edge.begin() + begin, b.edge.begin() + end);
+        for (uint32_t p = begin; p < end; ++p) b.edge[count[b.low[p]]++] = scratch[p - begin];
+    });
+    in_offset_[node_count_] = edge_count_;
+    in_edge_ = std::move(b.edge);
 }
 
 uint32_t find_node_by_address(const Snapshot& snapshot, uint64_t address) {

@@ -6,12 +6,20 @@
 // When the snapshot holds edge_first offsets (read from a file, walked by
 // the probe, or after Snapshot::drop_edge_sources) the index uses them as
 // they are; with an edge_source column it counts its own.
-// In-edges are a counting sort of edge ids by target. Ids and offsets are
-// 32-bit (the format caps counts at 2^31), which keeps a 10M-node / 30M-edge
-// index (with the owned in-degrees) at about 240 MB instead of twice that.
+// In-edges are a counting sort of edge ids by target, built on first use
+// (in_edges(), in_degree(), build_in_edges()): the pipeline's stages walk
+// out-edges only, and the in-edges (16 bytes a node at 3 edges a node) are
+// for queries (referrers, "why is this not collectable") and the leak
+// suspects, which run after the dominator tree and the cycle finder have
+// freed their scratch. Building them before would add their size to those
+// stages' peak. The owned in-degrees RootClasses needs are counted when the
+// index is built. Ids and offsets are 32-bit (the format caps counts at
+// 2^31), which keeps a 10M-node / 30M-edge index at about 240 MB with its
+// in-edges instead of twice that.
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -74,15 +82,24 @@ public:
                 out_offsets_[node + 1]};
     }
     // Edge ids whose target is `node`, in increasing edge id order.
+    // The first call builds every node's in-edges (thread-safe; a second
+    // thread waits for the first); std::bad_alloc if they do not fit.
     std::span<const uint32_t> in_edges(uint32_t node) const {
+        build_in_edges();
         return {in_edge_.data() + in_offset_[node], in_edge_.data() + in_offset_[node + 1]};
     }
+    // Builds the in-edges now if no call has yet: for a pipeline that wants
+    // the cost counted where it chooses, and queries answered at once after.
+    void build_in_edges() const { std::call_once(in_edges_built_, [this] { sort_in_edges(); }); }
     // node_count + 1 offsets: node n's out-edges start at out_offsets()[n].
     // For traversals that prefetch ahead; edge ids are positions only when
     // !had_to_sort_out_edges().
     const uint32_t* out_offsets() const { return out_offsets_; }
     uint32_t out_degree(uint32_t node) const { return out_offsets_[node + 1] - out_offsets_[node]; }
-    uint32_t in_degree(uint32_t node) const { return in_offset_[node + 1] - in_offset_[node]; }
+    uint32_t in_degree(uint32_t node) const {
+        build_in_edges();
+        return in_offset_[node + 1] - in_offset_[node];
+    }
     // In-edges flagged kEdgeOwned (weak or not): the references to the node
     // that the snapshot accounts for (RootClasses::owned_in).
     uint32_t owned_in_degree(uint32_t node) const { return owned_in_[node]; }
@@ -137,14 +154,20 @@ public:
     bool had_to_sort_out_edges() const { return !out_order_.empty(); }
 
 private:
+    void count_owned_in();
+    void sort_in_edges() const;
+
     const Snapshot* snapshot_;
     uint32_t node_count_ = 0;
     uint32_t edge_count_ = 0;
     std::vector<uint32_t> out_offset_;  // node_count + 1, unless the snapshot has edge_first
     const uint32_t* out_offsets_ = nullptr;  // out_offset_ or the snapshot's edge_first
     std::vector<uint32_t> out_order_;   // empty unless edges were not grouped by source
-    std::vector<uint32_t> in_offset_;   // node_count + 1
-    std::vector<uint32_t> in_edge_;     // edge ids grouped by target
+    // Built on first use (build_in_edges): written once under the flag,
+    // read-only after.
+    mutable std::once_flag in_edges_built_;
+    mutable std::vector<uint32_t> in_offset_;  // node_count + 1
+    mutable std::vector<uint32_t> in_edge_;    // edge ids grouped by target
     std::vector<uint32_t> owned_in_;    // node_count
     std::vector<uint8_t> type_tracked_;  // per type id: some instance is GC-tracked
 };
