@@ -11,7 +11,7 @@ namespace refscope::analysis {
 namespace {
 
 // Each stage's share of the pipeline, in seconds on the 10M-node benchmark
-// (docs/performance-analysis.md). One after the other: read 0.64, index 0.19, roots
+// (docs/performance-analysis-cuts.md). One after the other: read 0.64, index 0.19, roots
 // 0.04, BFS 0.47, dominators 1.4, cycles 0.9, suspects 0.5 (of which 0.2
 // build the in-edges). With the dominator tree on its own thread (beside BFS
 // and cycles) its report comes after the BFS, when about 0.95 s remain before

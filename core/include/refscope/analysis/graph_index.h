@@ -7,12 +7,14 @@
 // the probe, or after Snapshot::drop_edge_sources) the index uses them as
 // they are; with an edge_source column it counts its own.
 // In-edges are a counting sort of edge ids by target, built on first use
-// (in_edges(), in_degree(), build_in_edges()): the pipeline's stages walk
-// out-edges only, and the in-edges (16 bytes a node at 3 edges a node) are
-// for queries (referrers, "why is this not collectable") and the leak
-// suspects, which run after the dominator tree and the cycle finder have
-// freed their scratch. Building them before would add their size to those
-// stages' peak. The owned in-degrees RootClasses needs are counted when the
+// (in_edges(), in_degree(), build_in_edges()): the BFS and the dominator
+// tree walk out-edges only, and the in-edges (16 bytes a node at 3 edges a
+// node) are for queries (referrers, "why is this not collectable") and the
+// leak suspects, which run after the dominator tree and the cycle finder
+// have freed their scratch. Building them before would add their size to
+// those stages' peak. (The cycle finder still reads them to name the Python
+// holder of a C++ object in an uncollectable cycle, and so builds them
+// early on such a heap.) The owned in-degrees RootClasses needs are counted when the
 // index is built. Ids and offsets are 32-bit (the format caps counts at
 // 2^31), which keeps a 10M-node / 30M-edge index at about 240 MB with its
 // in-edges instead of twice that.
