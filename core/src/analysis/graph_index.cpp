@@ -170,9 +170,12 @@ void GraphIndex::count_owned_in() {
 }
 
 // Every edge bucketed by target, then a counting sort inside each bucket.
+// Built in locals and moved in last, so that a throw leaves no partial index.
 void GraphIndex::sort_in_edges() const {
+    const std::lock_guard<std::mutex> lock(in_edges_mutex_);
+    if (in_edges_built_.load(std::memory_order_relaxed)) return;  // another thread was first
     TargetBuckets b = bucket_by_target(*snapshot_, node_count_, [](uint32_t) { return true; }, true);
-    in_offset_.assign(size_t{node_count_} + 1, 0);
+    std::vector<uint32_t> in_offset(size_t{node_count_} + 1, 0);
     for_each_bucket(b, [&, count = std::vector<uint32_t>(), scratch = std::vector<uint32_t>()](uint32_t k) mutable {
         const uint32_t begin = b.start[k];
         const uint32_t end = b.start[k + 1];
@@ -182,7 +185,7 @@ void GraphIndex::sort_in_edges() const {
         for (uint32_t p = begin; p < end; ++p) ++count[b.low[p]];
         uint32_t offset = begin;
         for (uint32_t i = 0; i < nodes; ++i) {
-            in_offset_[first_node + i] = offset;
+            in_offset[first_node + i] = offset;
             const uint32_t c = count[i];
             count[i] = offset;  // from here on: the next free position
             offset += c;
@@ -190,8 +193,10 @@ void GraphIndex::sort_in_edges() const {
         scratch.assign(b.edge.begin() + begin, b.edge.begin() + end);
         for (uint32_t p = begin; p < end; ++p) b.edge[count[b.low[p]]++] = scratch[p - begin];
     });
-    in_offset_[node_count_] = edge_count_;
+    in_offset[node_count_] = edge_count_;
+    in_offset_ = std::move(in_offset);
     in_edge_ = std::move(b.edge);
+    in_edges_built_.store(true, std::memory_order_release);
 }
 
 uint32_t find_node_by_address(const Snapshot& snapshot, uint64_t address) {

@@ -14,12 +14,13 @@
 // have freed their scratch. Building them before would add their size to
 // those stages' peak. (The cycle finder still reads them to name the Python
 // holder of a C++ object in an uncollectable cycle, and so builds them
-// early on such a heap.) The owned in-degrees RootClasses needs are counted when the
-// index is built. Ids and offsets are 32-bit (the format caps counts at
-// 2^31), which keeps a 10M-node / 30M-edge index at about 240 MB with its
-// in-edges instead of twice that.
+// early on such a heap.) The owned in-degrees RootClasses needs are
+// counted when the index is built. Ids and offsets are 32-bit (the format
+// caps counts at 2^31), which keeps a 10M-node / 30M-edge index at about
+// 240 MB with its in-edges instead of twice that.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <span>
@@ -92,7 +93,11 @@ public:
     }
     // Builds the in-edges now if no call has yet: for a pipeline that wants
     // the cost counted where it chooses, and queries answered at once after.
-    void build_in_edges() const { std::call_once(in_edges_built_, [this] { sort_in_edges(); }); }
+    // Once built, a call is one load (in_degree() runs in per-node loops); a
+    // build that throws leaves nothing behind, and the next call tries again.
+    void build_in_edges() const {
+        if (!in_edges_built_.load(std::memory_order_acquire)) sort_in_edges();
+    }
     // node_count + 1 offsets: node n's out-edges start at out_offsets()[n].
     // For traversals that prefetch ahead; edge ids are positions only when
     // !had_to_sort_out_edges().
@@ -165,9 +170,10 @@ private:
     std::vector<uint32_t> out_offset_;  // node_count + 1, unless the snapshot has edge_first
     const uint32_t* out_offsets_ = nullptr;  // out_offset_ or the snapshot's edge_first
     std::vector<uint32_t> out_order_;   // empty unless edges were not grouped by source
-    // Built on first use (build_in_edges): written once under the flag,
-    // read-only after.
-    mutable std::once_flag in_edges_built_;
+    // Built on first use (build_in_edges): written once under the mutex,
+    // then the flag set; read-only after.
+    mutable std::mutex in_edges_mutex_;
+    mutable std::atomic<bool> in_edges_built_{false};
     mutable std::vector<uint32_t> in_offset_;  // node_count + 1
     mutable std::vector<uint32_t> in_edge_;    // edge ids grouped by target
     std::vector<uint32_t> owned_in_;    // node_count
