@@ -1,10 +1,15 @@
 #include "analyse.h"
 #include "refscope/analysis/cycles.h"
+#include "refscope/analysis/dominator_tree.h"
+#include "refscope/analysis/graph_index.h"
+#include "refscope/analysis/retention_paths.h"
+#include "refscope/analysis/root_classes.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
+#include <string>
 #include <vector>
 
 #include "random_heap.h"
@@ -319,6 +324,61 @@ TEST(Cycles, CulpritPrefersTypeWithoutTraverse) {
     EXPECT_NE(only->cycles()->explain(0).find("dict's tp_traverse does not report <ref #0>"),
               std::string::npos)
         << only->cycles()->explain(0);
+}
+
+// Wrapper -(C++ object)-> its C++ object -(Wrapper::holder)-> a C++ Holder
+// -(Holder::function)-> function -> tuple -> cell -> Wrapper: a pybind11 or
+// nanobind cycle through C++ members. `traverses_elsewhere` adds a second
+// Wrapper whose tp_traverse reports an edge, so the type has one.
+Snapshot native_member_cycle(bool traverses_elsewhere) {
+    SnapshotBuilder b;
+    const uint32_t w = b.node("fixture.Wrapper", 1, {}, 48, format::kNodeGcTracked, "fixture");
+    const uint32_t object = b.node("Wrapper", 0, {}, 16, format::kNodeNative, "fixture");
+    const uint32_t holder = b.node("Holder", 1, {}, 24, format::kNodeNative, "fixture");
+    const uint32_t f = b.node("function", 1, "app.make.<locals>.callback", 136);
+    const uint32_t t = b.node("tuple", 1, "len 1", 48);
+    const uint32_t cell = b.node("cell", 1, {}, 40);
+    b.edge(w, object, EdgeKind::Native, b.string_id("C++ object"), kInvisible);
+    b.edge(object, holder, EdgeKind::Native, b.string_id("Wrapper::holder"), kInvisible);
+    b.edge(holder, f, EdgeKind::Native, b.string_id("Holder::function"), kInvisible);
+    b.edge(f, t, EdgeKind::Field, b.string_id("__closure__"), kVisible);
+    b.edge(t, cell, EdgeKind::Index, 0, kVisible);
+    b.edge(cell, w, EdgeKind::Field, b.string_id("cell_contents"), kVisible);
+    if (traverses_elsewhere) {
+        const uint32_t other = b.node("fixture.Wrapper", 0, {}, 48, format::kNodeGcTracked, "fixture");
+        b.edge(other, b.node("dict", 1, {}, 232), EdgeKind::Field, b.string_id("__dict__"), kVisible);
+    }
+    return b.build();
+}
+
+// The reference C++ hides is blamed on the Python object above the C++
+// members, and whether that object's type traverses decides the wording.
+// The cycle finder finds that object from out-edges: the in-edges, built
+// for the suspects later, are not built by this stage or those before it.
+TEST(Cycles, NativeMembersSpeakThroughTheirPythonHolder) {
+    for (const bool traverses_elsewhere : {false, true}) {
+        SCOPED_TRACE(traverses_elsewhere);
+        const Snapshot s = native_member_cycle(traverses_elsewhere);
+        const GraphIndex index(s);
+        const RootClasses roots(index);
+        const RetentionPaths paths(index, roots);
+        const DominatorTree dominators(index, roots, DominatorRoots::ExplainedAndUnexplained);
+        const Cycles cycles(index, roots, paths);
+        EXPECT_FALSE(index.in_edges_built());
+        ASSERT_EQ(cycles.count(), 1u);
+        const CycleInfo& info = cycles.info(0);
+        EXPECT_EQ(info.members, 6u);
+        EXPECT_EQ(info.fate, CycleFate::InvisibleEdge);
+        ASSERT_NE(info.culprit_edge, kNoEdge);
+        EXPECT_EQ(s.source_of(info.culprit_edge), 2u);  // the Holder
+        EXPECT_EQ(info.culprit_type_traverses, traverses_elsewhere);
+        const std::string hold = traverses_elsewhere
+                                     ? "fixture.Wrapper's tp_traverse does not report "
+                                     : "fixture.Wrapper holds ";
+        EXPECT_NE(cycles.explain(0).find(hold + "Wrapper::holder \u2192 Holder::function"),
+                  std::string::npos)
+            << cycles.explain(0);
+    }
 }
 
 TEST(Cycles, RankedPutsUncollectableFirstThenBySize) {

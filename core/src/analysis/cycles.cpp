@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <span>
+#include <unordered_map>
 
 #include "refscope/analysis/descriptions.h"
 #include "native_holders.h"
@@ -33,6 +36,34 @@ int rank_group(CycleFate fate) {
 
 std::string references(int64_t count) {
     return std::to_string(count) + (count == 1 ? " reference" : " references");
+}
+
+// The Python object above each native member of cycle `c`, for every native
+// member one is found for: a breadth-first walk from all the cycle's Python
+// members at once, forward over retaining edges into native members, so
+// each gets a nearest Python holder inside the cycle. Forward, not
+// detail::python_holder_chain's walk back over in-edges: the cycle finder
+// runs before the in-edges are built (the pipeline builds them for the
+// suspects, once this stage and the dominator tree have freed their scratch).
+std::unordered_map<uint32_t, uint32_t> native_members_holders(const GraphIndex& index,
+                                                              std::span<const uint32_t> members,
+                                                              const std::vector<uint32_t>& cycle_of,
+                                                              uint32_t c) {
+    const Snapshot& s = index.snapshot();
+    std::unordered_map<uint32_t, uint32_t> holder;  // native member -> Python member
+    std::vector<uint32_t> queue;
+    const auto reach = [&](uint32_t from, uint32_t python) {
+        for (const uint32_t e : index.out_edges(from)) {
+            const uint32_t to = s.edge_target[e];
+            if (!is_native(s, to) || cycle_of[to] != c || !index.retains(e)) continue;
+            if (holder.emplace(to, python).second) queue.push_back(to);
+        }
+    };
+    for (const uint32_t m : members) {
+        if (!is_native(s, m)) reach(m, m);
+    }
+    for (size_t head = 0; head < queue.size(); ++head) reach(queue[head], holder.at(queue[head]));
+    return holder;
 }
 
 }  // namespace
@@ -231,6 +262,7 @@ void Cycles::classify() {
     for (uint32_t c = 0; c < cycles; ++c) {
         CycleInfo& info = info_[c];
         int culprit_rank = -1;
+        std::optional<std::unordered_map<uint32_t, uint32_t>> native_holder;  // on first need
         for (uint32_t n : members(c)) {
             // Whether n's holder's type traverses depends on n and c only:
             // found at n's first candidate edge, reused for the others (a
@@ -251,9 +283,11 @@ void Cycles::classify() {
                     // A native source speaks for the Python object holding it.
                     uint32_t holder = n;
                     if (is_native(s, n)) {
-                        const std::vector<uint32_t> chain = detail::python_holder_chain(
-                            *index_, n, [&](uint32_t m) { return cycle_of_[m] == c; });
-                        holder = chain.empty() ? kNoNode : index_->source(chain.front());
+                        if (!native_holder) {
+                            native_holder = native_members_holders(*index_, members(c), cycle_of_, c);
+                        }
+                        const auto found = native_holder->find(n);
+                        holder = found == native_holder->end() ? kNoNode : found->second;
                     }
                     holder_traverses = holder != kNoNode && traverses(holder) ? 1 : 0;
                 }

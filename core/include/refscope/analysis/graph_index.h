@@ -12,10 +12,10 @@
 // node) are for queries (referrers, "why is this not collectable") and the
 // leak suspects, which run after the dominator tree and the cycle finder
 // have freed their scratch. Building them before would add their size to
-// those stages' peak. (The cycle finder still reads them to name the Python
-// holder of a C++ object in an uncollectable cycle, and so builds them
-// early on such a heap.) The owned in-degrees RootClasses needs are
-// counted when the index is built. Ids and offsets are 32-bit (the format
+// those stages' peak, so those stages read out-edges only (the cycle finder
+// finds the Python holder of a C++ member walking forward from the cycle's
+// Python members). The owned in-degrees RootClasses needs are counted when
+// the index is built. Ids and offsets are 32-bit (the format
 // caps counts at 2^31), which keeps a 10M-node / 30M-edge index at about
 // 240 MB with its in-edges instead of twice that.
 #pragma once
@@ -98,6 +98,9 @@ public:
     void build_in_edges() const {
         if (!in_edges_built_.load(std::memory_order_acquire)) sort_in_edges();
     }
+    // Whether they are built: lets a test check that a stage which should
+    // not need them (the BFS, the dominator tree, the cycle finder) did not.
+    bool in_edges_built() const { return in_edges_built_.load(std::memory_order_acquire); }
     // node_count + 1 offsets: node n's out-edges start at out_offsets()[n].
     // For traversals that prefetch ahead; edge ids are positions only when
     // !had_to_sort_out_edges().
