@@ -15,7 +15,7 @@ method), nothing else. Fixture setup has run before the baseline and fixture
 teardown runs after the check, so neither counts. A test that fails, errors
 or is skipped on its own is not checked (its own outcome is the news).
 A leak fails the test with leak_check's report as the failure text, and
-writes, under the folder (docs/probe.md, "The pytest plugin"):
+writes, under the folder (docs/probe-pytest.md, "The pytest plugin"):
 
     <stem>.leak.rscope    the snapshot taken at the check
     <stem>.leak.png       the first survivor's retention path, drawn by

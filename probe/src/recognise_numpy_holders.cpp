@@ -1,5 +1,5 @@
 // NumPy's C-level holders that no tp_traverse reports, so that what they
-// hold is not "unexplained surplus" (docs/cpp-extensions.md, "NumPy"):
+// hold is not "unexplained surplus" (docs/recognisers.md, "NumPy"):
 //
 //   numpy.ufunc: `_loops` (1.22+), the list of (DTypes, ArrayMethod or
 //       promoter) pairs a ufunc dispatches through, and `userloops`, the dict
