@@ -266,17 +266,21 @@ double growth_reason(const RowContext& x, size_t r, SuspectGroup& row) {
 // The row's type, confidence, reasons and score.
 // Where each row's objects were allocated, when the snapshot has
 // tracebacks: the three busiest sites (allocation_sites.h).
-void count_row_sites(const Snapshot& s, const std::vector<uint32_t>& node_row, std::vector<SuspectGroup>& rows) {
+// `row_at(n)`: node n's row, or kNoNode (fold_suspect_rows).
+template <typename RowAt>
+void count_row_sites(const Snapshot& s, RowAt&& row_at, std::vector<SuspectGroup>& rows) {
     if (!s.allocations.recorded()) return;
     const std::vector<uint32_t> site_of = sites_by_traceback(s);
     std::vector<uint64_t> pairs;  // (row, site)
-    for (uint32_t n = 0; n < node_row.size(); ++n) {
-        if (node_row[n] == kNoNode) continue;
+    const uint32_t n_nodes = static_cast<uint32_t>(s.node_count());
+    for (uint32_t n = 0; n < n_nodes; ++n) {
+        const uint32_t r = row_at(n);
+        if (r == kNoNode) continue;
         const uint32_t t = s.allocations.traceback_of(n);
         if (t == AllocationSites::kNone) continue;
         const uint32_t site = site_of[t];
-        ++rows[node_row[n]].traced_objects;
-        pairs.push_back((static_cast<uint64_t>(node_row[n]) << 32) | site);
+        ++rows[r].traced_objects;
+        pairs.push_back((static_cast<uint64_t>(r) << 32) | site);
     }
     std::sort(pairs.begin(), pairs.end());
     for (size_t i = 0; i < pairs.size();) {
@@ -398,9 +402,10 @@ void explain_row(const RowContext& x, size_t r, SuspectGroup& row) {
 // dominator's, so a row adds them once: a tuple under a list under a tuple
 // of one row is not counted twice (a row never retains more than the heap).
 // One walk of the dominator tree, counting each row's members on the way down.
-std::vector<uint8_t> nested_in_own_row(const DominatorTree& dom, const std::vector<uint32_t>& node_row,
+// `row_at(n)`: node n's row, or kNoNode.
+template <typename RowAt>
+std::vector<uint8_t> nested_in_own_row(const DominatorTree& dom, uint32_t n_nodes, RowAt&& row_at,
                                        size_t row_count) {
-    const uint32_t n_nodes = static_cast<uint32_t>(node_row.size());
     std::vector<uint8_t> nested(n_nodes, 0);
     std::vector<uint32_t> open_in_row(row_count, 0);
     struct Frame {
@@ -412,14 +417,16 @@ std::vector<uint8_t> nested_in_own_row(const DominatorTree& dom, const std::vect
         Frame& top = stack.back();
         const auto children = dom.children(top.node);
         if (top.next_child == children.size()) {
-            if (top.node < n_nodes && node_row[top.node] != kNoNode) --open_in_row[node_row[top.node]];
+            const uint32_t r = top.node < n_nodes ? row_at(top.node) : kNoNode;
+            if (r != kNoNode) --open_in_row[r];
             stack.pop_back();
             continue;
         }
         const uint32_t child = children[top.next_child++];
-        if (child < n_nodes && node_row[child] != kNoNode) {
-            nested[child] = open_in_row[node_row[child]] > 0;
-            ++open_in_row[node_row[child]];
+        const uint32_t r = child < n_nodes ? row_at(child) : kNoNode;
+        if (r != kNoNode) {
+            nested[child] = open_in_row[r] > 0;
+            ++open_in_row[r];
         }
         stack.push_back({child, 0});
     }
@@ -456,11 +463,11 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
     std::vector<SuspectGroup> rows(row_count);
     std::vector<RowBytes> row_bytes(row_count);
     std::vector<uint64_t> representative_retained(row_count, 0);
-    std::vector<uint32_t> node_row(n_nodes, kNoNode);
-    for (uint32_t n = 0; n < n_nodes; ++n) {
-        if (kinds[n]) node_row[n] = row_of(n);
-    }
-    const std::vector<uint8_t> nested_in_row = nested_in_own_row(dom, node_row, row_count);
+    // Computed where needed, not kept per node: kinds and noise do not
+    // change until the end, and a per-node column was this stage's largest
+    // scratch (4 bytes a node, at its peak).
+    const auto row_at = [&](uint32_t n) { return kinds[n] ? row_of(n) : kNoNode; };
+    const std::vector<uint8_t> nested_in_row = nested_in_own_row(dom, n_nodes, row_at, row_count);
     std::vector<uint64_t> holder_pairs;
     std::vector<uint64_t> cycle_pairs;
     std::vector<uint64_t> lead_pairs;  // (row, lead holder)
@@ -470,7 +477,7 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
     size_t unexplained_at = 0;
     for (uint32_t n = 0; n < n_nodes; ++n) {
         if (!kinds[n]) continue;
-        const uint32_t r = node_row[n];
+        const uint32_t r = row_of(n);
         SuspectGroup& row = rows[r];
         // A high-confidence row counts only evidence that is not noise.
         const uint8_t k = (r & 1) ? kinds[n] : static_cast<uint8_t>(kinds[n] & ~noise[n]);
@@ -531,8 +538,7 @@ std::vector<SuspectGroup> fold_suspect_rows(const SuspectInputs& in, const Suspe
             row.largest_retained = std::max(row.largest_retained, retained);
         }
     }
-    count_row_sites(s, node_row, rows);
-    std::vector<uint32_t>().swap(node_row);
+    count_row_sites(s, row_at, rows);
 
     const std::vector<Mode> part_leads = modes_by_row(part_pairs, row_count);
     for (const uint64_t pair : part_pairs) ++row_bytes[row_of(static_cast<uint32_t>(pair))].parts;
