@@ -31,6 +31,7 @@
 
 #include "session/snapshot_loader.h"
 #include "session/snapshot_timeline.h"
+#include "gap_meter.h"
 #include "session_fixtures.h"
 #include "window/main_window.h"
 #include "window/workspace.h"
@@ -38,6 +39,7 @@
 
 using namespace refscope;
 using namespace refscope::app;
+using refscope::testing::GapMeter;
 
 namespace {
 
@@ -125,38 +127,6 @@ private:
 };
 
 TimedApplication* timed_app() { return static_cast<TimedApplication*>(QCoreApplication::instance()); }
-
-// The largest gap between ticks of a 10 ms timer while it runs.
-class GapMeter : public QObject {
-public:
-    GapMeter() {
-        timer_.setInterval(10);
-        timer_.setTimerType(Qt::PreciseTimer);
-        connect(&timer_, &QTimer::timeout, this, [this] {
-            const qint64 now = clock_.elapsed();
-            largest_ = std::max(largest_, now - last_);
-            last_ = now;
-            ++ticks_;
-        });
-    }
-    void start() {
-        clock_.start();
-        last_ = 0;
-        largest_ = 0;
-        ticks_ = 0;
-        timer_.start();
-    }
-    void stop() { timer_.stop(); }
-    qint64 largest() const { return largest_; }
-    int ticks() const { return ticks_; }
-
-private:
-    QTimer timer_;
-    QElapsedTimer clock_;
-    qint64 last_ = 0;
-    qint64 largest_ = 0;
-    int ticks_ = 0;
-};
 
 }  // namespace
 
