@@ -16,7 +16,10 @@
 // probe, which runs inside someone else's process, and not into sanitizer
 // builds, whose runtime replaces operator new itself (core/CMakeLists.txt).
 // The hint changes no result: the kernel may ignore it, and a failed
-// madvise is not an error.
+// madvise is not an error. Where the kernel's defrag setting is "madvise"
+// (Debian's default) a fault in an advised range may compact memory first;
+// on a long-running, fragmented desktop that can cost a pause the
+// measurements, made in fresh processes, do not show.
 #include <sys/mman.h>
 
 #include <cstddef>
@@ -33,7 +36,12 @@ void advise_huge_pages(void* block, std::size_t size) {
     const auto at = reinterpret_cast<std::uintptr_t>(block);
     const std::uintptr_t first = (at + kHugePage - 1) & ~(kHugePage - 1);
     const std::uintptr_t end = (at + size) & ~(kHugePage - 1);
+#ifdef MADV_HUGEPAGE  // absent from kernels' headers built without huge pages
     if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
+#else
+    static_cast<void>(first);
+    static_cast<void>(end);
+#endif
 }
 
 // What the standard asks of operator new: retry through the new-handler
@@ -53,8 +61,9 @@ void* allocate(std::size_t size) {
 
 }  // namespace
 
-// The nothrow and aligned forms are libstdc++'s: the nothrow ones call these,
-// and the aligned ones allocate with aligned_alloc and free with free.
+// The nothrow and aligned forms are libstdc++'s: the nothrow ones call these
+// (libstdc++ since GCC 9), and the aligned ones allocate with aligned_alloc
+// and free with free, so any pairing of forms still ends in free().
 void* operator new(std::size_t size) { return allocate(size); }
 void* operator new[](std::size_t size) { return allocate(size); }
 void operator delete(void* block) noexcept { std::free(block); }

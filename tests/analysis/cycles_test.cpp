@@ -378,7 +378,47 @@ TEST(Cycles, NativeMembersSpeakThroughTheirPythonHolder) {
         EXPECT_NE(cycles.explain(0).find(hold + "Wrapper::holder \u2192 Holder::function"),
                   std::string::npos)
             << cycles.explain(0);
+        EXPECT_FALSE(index.in_edges_built());  // explain() finds the holder the same way
     }
+}
+
+// Two Python objects hold the same C++ object through a C++ member each, at
+// the same distance; one's type traverses (another instance reports an
+// edge), the other's has no tp_traverse. Whichever is taken, the sentence
+// names the holder whose type decided its wording.
+TEST(Cycles, EquallyNearHoldersNameTheOneThatDecided) {
+    SnapshotBuilder b;
+    const uint32_t traverses = b.node("app.Traverses", 1, {}, 48, format::kNodeGcTracked, "app");
+    const uint32_t wrapper = b.node("fixture.Wrapper", 1, {}, 48, format::kNodeGcTracked, "fixture");
+    const uint32_t wrapper_object = b.node("Wrapper", 0, {}, 16, format::kNodeNative, "fixture");
+    const uint32_t traverses_object = b.node("Traverses", 0, {}, 16, format::kNodeNative, "app");
+    const uint32_t shared = b.node("Shared", 2, {}, 24, format::kNodeNative, "fixture");
+    const uint32_t f = b.node("function", 1, "app.make.<locals>.callback", 136);
+    const uint32_t other = b.node("app.Traverses", 0, {}, 48, format::kNodeGcTracked, "app");
+    b.edge(traverses, traverses_object, EdgeKind::Native, b.string_id("C++ object"), kInvisible);
+    b.edge(wrapper, wrapper_object, EdgeKind::Native, b.string_id("C++ object"), kInvisible);
+    b.edge(wrapper_object, shared, EdgeKind::Native, b.string_id("Wrapper::shared"), kInvisible);
+    b.edge(traverses_object, shared, EdgeKind::Native, b.string_id("Traverses::shared"), kInvisible);
+    b.edge(shared, f, EdgeKind::Native, b.string_id("Shared::function"), kInvisible);
+    b.edge(f, traverses, EdgeKind::Field, b.string_id("a"), kVisible);
+    b.edge(f, wrapper, EdgeKind::Field, b.string_id("b"), kVisible);
+    b.edge(other, b.node("dict", 1, {}, 232), EdgeKind::Field, b.string_id("__dict__"), kVisible);
+    const auto a = testing::analyse(b.build());
+    const uint32_t c = a->cycles()->cycle_of(shared);
+    ASSERT_NE(c, kNoCycle);
+    const CycleInfo& info = a->cycles()->info(c);
+    ASSERT_EQ(info.members, 6u);
+    ASSERT_NE(info.culprit_edge, kNoEdge);
+    EXPECT_EQ(a->snapshot().source_of(info.culprit_edge), shared);
+    const std::string why = a->cycles()->explain(c);
+    const bool names_traverses = why.find("app.Traverses") != std::string::npos;
+    EXPECT_NE(names_traverses, why.find("fixture.Wrapper") != std::string::npos) << why;
+    EXPECT_EQ(info.culprit_type_traverses, names_traverses) << why;
+    EXPECT_NE(why.find(names_traverses ? "app.Traverses's tp_traverse does not report Traverses::shared \u2192 "
+                                         "Shared::function"
+                                       : "fixture.Wrapper holds Wrapper::shared \u2192 Shared::function"),
+              std::string::npos)
+        << why;
 }
 
 TEST(Cycles, RankedPutsUncollectableFirstThenBySize) {

@@ -42,8 +42,10 @@ bool kernel_has_huge_pages() {
 TEST(HugePageNew, LargeBlocksAreAdvisedSmallOnesAreNot) {
     if (!kernel_has_huge_pages()) GTEST_SKIP() << "this kernel has no transparent huge pages";
     constexpr std::size_t kMiB = std::size_t{1} << 20;
-    const auto large = std::make_unique<char[]>(300 * kMiB);
-    const auto small = std::make_unique<char[]>(16 * kMiB);
+    // Not zero-filled: the flag is set at allocation, before any page is
+    // touched.
+    const auto large = std::make_unique_for_overwrite<char[]>(300 * kMiB);
+    const auto small = std::make_unique_for_overwrite<char[]>(16 * kMiB);
     // Inside the 2 MiB-aligned interior: the block's first and last bytes
     // may share a page with malloc's header and be left out.
     const std::string large_flags = vm_flags_of(large.get() + 8 * kMiB);
@@ -52,9 +54,10 @@ TEST(HugePageNew, LargeBlocksAreAdvisedSmallOnesAreNot) {
     ASSERT_FALSE(small_flags.empty());
     EXPECT_NE(large_flags.find(" hg "), std::string::npos) << large_flags;
     EXPECT_EQ(small_flags.find(" hg "), std::string::npos) << small_flags;
-    // The bytes are usable end to end (make_unique zeroed them).
-    EXPECT_EQ(large[0], 0);
-    EXPECT_EQ(large[300 * kMiB - 1], 0);
+    // The block is usable end to end, the unadvised head and tail included.
+    large[0] = 1;
+    large[300 * kMiB - 1] = 2;
+    EXPECT_EQ(large[0] + large[300 * kMiB - 1], 3);
 }
 
 // What the standard asks of a replaced operator new, which a malloc wrapper

@@ -38,32 +38,60 @@ std::string references(int64_t count) {
     return std::to_string(count) + (count == 1 ? " reference" : " references");
 }
 
+// How the walk below reached a native member: the edge into it, and the
+// Python member at the top of that chain.
+struct NativeHold {
+    uint32_t edge;
+    uint32_t holder;
+};
+
 // The Python object above each native member of cycle `c`, for every native
 // member one is found for: a breadth-first walk from all the cycle's Python
-// members at once, forward over retaining edges into native members, so
-// each gets a nearest Python holder inside the cycle. Forward, not
-// detail::python_holder_chain's walk back over in-edges: the cycle finder
-// runs before the in-edges are built (the pipeline builds them for the
-// suspects, once this stage and the dominator tree have freed their scratch).
-std::unordered_map<uint32_t, uint32_t> native_members_holders(const GraphIndex& index,
-                                                              std::span<const uint32_t> members,
-                                                              const std::vector<uint32_t>& cycle_of,
-                                                              uint32_t c) {
+// members at once (in member order), forward over retaining edges into
+// native members, so each gets a nearest Python holder inside the cycle and
+// the chain of edges down to it. Forward, not detail::python_holder_chain's
+// walk back over in-edges: the cycle finder runs before the in-edges are
+// built (the pipeline builds them for the suspects, once this stage and the
+// dominator tree have freed their scratch). classify() and explain() both
+// ask it, so the holder whose tp_traverse decides the wording is the one
+// the sentence names. It stops as soon as every native member has its
+// holder (at worst one pass over the cycle's edges, beside Tarjan's own).
+std::unordered_map<uint32_t, NativeHold> native_members_holders(const GraphIndex& index,
+                                                                std::span<const uint32_t> members,
+                                                                const std::vector<uint32_t>& cycle_of,
+                                                                uint32_t c) {
     const Snapshot& s = index.snapshot();
-    std::unordered_map<uint32_t, uint32_t> holder;  // native member -> Python member
+    const size_t natives = static_cast<size_t>(
+        std::count_if(members.begin(), members.end(), [&](uint32_t m) { return is_native(s, m); }));
+    std::unordered_map<uint32_t, NativeHold> held;  // native member -> how it was reached
     std::vector<uint32_t> queue;
     const auto reach = [&](uint32_t from, uint32_t python) {
         for (const uint32_t e : index.out_edges(from)) {
             const uint32_t to = s.edge_target[e];
             if (!is_native(s, to) || cycle_of[to] != c || !index.retains(e)) continue;
-            if (holder.emplace(to, python).second) queue.push_back(to);
+            if (held.emplace(to, NativeHold{e, python}).second) queue.push_back(to);
         }
     };
-    for (const uint32_t m : members) {
-        if (!is_native(s, m)) reach(m, m);
+    for (size_t i = 0; i < members.size() && held.size() < natives; ++i) {
+        if (!is_native(s, members[i])) reach(members[i], members[i]);
     }
-    for (size_t head = 0; head < queue.size(); ++head) reach(queue[head], holder.at(queue[head]));
-    return holder;
+    for (size_t head = 0; head < queue.size() && held.size() < natives; ++head) {
+        reach(queue[head], held.at(queue[head]).holder);
+    }
+    return held;
+}
+
+// The edges from the Python holder down to `native` (first edge out of the
+// holder), as detail::invisible_hold's text wants them; empty if the walk
+// found none.
+std::vector<uint32_t> chain_to(const GraphIndex& index, const std::unordered_map<uint32_t, NativeHold>& held,
+                               uint32_t native) {
+    std::vector<uint32_t> chain;
+    for (auto at = held.find(native); at != held.end(); at = held.find(index.source(chain.back()))) {
+        chain.push_back(at->second.edge);
+    }
+    std::reverse(chain.begin(), chain.end());
+    return chain;
 }
 
 }  // namespace
@@ -262,7 +290,7 @@ void Cycles::classify() {
     for (uint32_t c = 0; c < cycles; ++c) {
         CycleInfo& info = info_[c];
         int culprit_rank = -1;
-        std::optional<std::unordered_map<uint32_t, uint32_t>> native_holder;  // on first need
+        std::optional<std::unordered_map<uint32_t, NativeHold>> native_holder;  // on first need
         for (uint32_t n : members(c)) {
             // Whether n's holder's type traverses depends on n and c only:
             // found at n's first candidate edge, reused for the others (a
@@ -287,7 +315,7 @@ void Cycles::classify() {
                             native_holder = native_members_holders(*index_, members(c), cycle_of_, c);
                         }
                         const auto found = native_holder->find(n);
-                        holder = found == native_holder->end() ? kNoNode : found->second;
+                        holder = found == native_holder->end() ? kNoNode : found->second.holder;
                     }
                     holder_traverses = holder != kNoNode && traverses(holder) ? 1 : 0;
                 }
@@ -391,9 +419,14 @@ std::string Cycles::explain(uint32_t cycle) const {
     std::string invisible;
     if (info.culprit_edge != kNoEdge) {
         // "Wrapper holds Wrapper::value": for a C++ member, the Python
-        // object above it and the members leading to the reference.
-        const auto [type, edge] = detail::invisible_hold(
-            *index_, info.culprit_edge, [&](uint32_t m) { return cycle_of_[m] == cycle; });
+        // object above it and the members leading to the reference, as
+        // classify() found them.
+        const uint32_t source = index_->source(info.culprit_edge);
+        const std::vector<uint32_t> chain =
+            is_native(s, source)
+                ? chain_to(*index_, native_members_holders(*index_, members(cycle), cycle_of_, cycle), source)
+                : std::vector<uint32_t>{};
+        const auto [type, edge] = detail::hold_through(*index_, info.culprit_edge, chain);
         invisible = info.culprit_type_traverses
                         ? type + "'s tp_traverse does not report " + edge
                         : type + " holds " + edge + " without tp_traverse";

@@ -263,7 +263,6 @@ double growth_reason(const RowContext& x, size_t r, SuspectGroup& row) {
     return score;
 }
 
-// The row's type, confidence, reasons and score.
 // Where each row's objects were allocated, when the snapshot has
 // tracebacks: the three busiest sites (allocation_sites.h).
 // `row_at(n)`: node n's row, or kNoNode (fold_suspect_rows).
@@ -297,6 +296,7 @@ void count_row_sites(const Snapshot& s, RowAt&& row_at, std::vector<SuspectGroup
     }
 }
 
+// The row's type, confidence, reasons and score.
 void explain_row(const RowContext& x, size_t r, SuspectGroup& row) {
     const Snapshot& s = x.in.index->snapshot();
     const Cycles& cycles = *x.in.cycles;

@@ -2,7 +2,8 @@
 // belong to the Python objects that hold them: when an analysis blames a
 // reference whose source is a native node, it names the Python object above
 // it and the C++ members in between ("Wrapper holds Wrapper::value").
-// Shared by cycles.cpp and retention_paths.cpp.
+// Shared by cycles.cpp and retention_paths.cpp (the cycle finder finds its
+// chains walking forward, cycles.cpp; the rest here walks in-edges).
 #pragma once
 
 #include <cstdint>
@@ -69,16 +70,25 @@ inline std::string native_chain_text(const Snapshot& s, const std::vector<uint32
 
 // For an edge the collector cannot see: the Python type that holds it and
 // the reference as a person reads it. A native source is replaced by the
-// Python object above it (`accept` limits where to look, e.g. to a cycle).
-template <typename Accept>
-std::pair<std::string, std::string> invisible_hold(const GraphIndex& index, uint32_t edge, Accept&& accept) {
+// Python object above it, `chain` being the edges from that object down to
+// the source (empty: the source is a Python object, or none was found).
+inline std::pair<std::string, std::string> hold_through(const GraphIndex& index, uint32_t edge,
+                                                        std::vector<uint32_t> chain) {
     const Snapshot& s = index.snapshot();
     const uint32_t source = index.source(edge);
     if (!is_native(s, source)) return {std::string(type_name(s, source)), describe_edge(s, edge)};
-    std::vector<uint32_t> chain = python_holder_chain(index, source, accept);
     std::string holder(type_name(s, chain.empty() ? source : index.source(chain.front())));
     chain.push_back(edge);
     return {holder, native_chain_text(s, chain)};
+}
+
+// The same, finding the chain over in-edges (`accept` limits where to look).
+template <typename Accept>
+std::pair<std::string, std::string> invisible_hold(const GraphIndex& index, uint32_t edge, Accept&& accept) {
+    const uint32_t source = index.source(edge);
+    return hold_through(index, edge,
+                        is_native(index.snapshot(), source) ? python_holder_chain(index, source, accept)
+                                                            : std::vector<uint32_t>{});
 }
 
 }  // namespace refscope::analysis::detail
