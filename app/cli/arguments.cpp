@@ -173,7 +173,7 @@ void apply_value_option(CliOptions& options, VerbArguments& words, std::string_v
     } else {  // --paths, --hops, --max-nodes
         const std::optional<size_t> count = parse_count(value);
         const bool at_least_one = word != "--hops";
-        // Upper bounds keep Graphviz's layout to seconds (docs/cli.md,
+        // Upper bounds keep Graphviz's layout to seconds (docs/cli-json.md,
         // "export-path"): a drawing of thousands of boxes is unreadable anyway.
         const size_t most = word == "--max-nodes" ? 5'000 : word == "--paths" ? 100 : 50;
         if (!count || *count > most || (at_least_one && *count == 0)) {

@@ -1,5 +1,5 @@
 // retained (dominators), cycles and query: each builds its report from the
-// analysis and renders it as text or JSON (fields: docs/cli.md).
+// analysis and renders it as text or JSON (fields: docs/cli-json.md).
 #include <algorithm>
 #include <cstdio>
 #include <string>

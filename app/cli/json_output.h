@@ -1,5 +1,5 @@
 // --json rendering of each verb's report. The schema is documented, field by
-// field, in docs/cli.md: change both together.
+// field, in docs/cli-json.md: change both together.
 #pragma once
 
 #include <optional>
@@ -10,13 +10,13 @@
 
 namespace refscope::cli {
 
-// One object of a report as a JSON object (the shape docs/cli.md calls "node").
+// One object of a report as a JSON object (the shape docs/cli-json.md calls "node").
 void write_node(JsonWriter& json, const NodeReport& node);
 
-// A chain of hops as docs/cli.md's [hop] array.
+// A chain of hops as docs/cli-json.md's [hop] array.
 void write_hops(JsonWriter& json, const std::vector<HopReport>& hops);
 
-// A finalizer trap as docs/cli.md's "finalizer" object, or null.
+// A finalizer trap as docs/cli-json.md's "finalizer" object, or null.
 void write_finalizer(JsonWriter& json, const std::optional<FinalizerReport>& finalizer);
 
 void write_json(const InfoReport& report, std::ostream& out);

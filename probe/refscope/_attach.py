@@ -2,7 +2,7 @@
 receiver without changing its code; `python -m refscope processes`: the
 Python processes one could attach to.
 
-How attach works (docs/protocol.md, "Attaching"):
+How attach works (docs/live-probe.md, "Attaching"):
 
 1. Checks, each failing with one clear sentence and an error code: the
    process exists, belongs to this user (or we are root), is a Python

@@ -1,5 +1,5 @@
 // The primitive encodings (varint, zigzag, CRC-32C) against known vectors,
-// and the annotated example of docs/format.md byte for byte, so that the
+// and the annotated example of docs/format-example.md byte for byte, so that the
 // document cannot drift from the code.
 #include <gtest/gtest.h>
 
@@ -87,7 +87,7 @@ TEST(Crc32c, CheckValueAndChaining) {
                       crc32c_bitwise(data.data() + start, len));
 }
 
-// docs/format.md, "Annotated example".
+// docs/format-example.md, "Annotated example".
 const uint8_t kDocExample[] = {
     0x52, 0x53, 0x43, 0x4f, 0x50, 0x45, 0x0d, 0x0a, 0x01, 0x00, 0x03, 0x00, 0x01, 0x00, 0x02, 0x00,
     0x2c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,

@@ -2,7 +2,7 @@
 under this interpreter with the built probe — once per planted leak (two
 per program, each by a different mechanism: LEAKS below) and once without —
 taking a baseline, an `after` and a `third` snapshot. Checked through
-`refscope-cli --json` (docs/cli.md):
+`refscope-cli --json` (docs/cli-json.md):
 
 - every snapshot has 0 objects with negative surplus (exact accounting:
   docs/probe.md, "One owned edge per real reference");

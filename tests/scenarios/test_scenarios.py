@@ -1,6 +1,6 @@
 """The reference documents' scenarios, end to end: each program in programs/
 is run under this interpreter with the built probe, snapshots itself, and the
-snapshot is checked through `refscope-cli --json` (schema: docs/cli.md).
+snapshot is checked through `refscope-cli --json` (schema: docs/cli-json.md).
 
 Environment (set by tests/scenarios/CMakeLists.txt):
   REFSCOPE_CLI          path of the refscope-cli binary

@@ -1,6 +1,6 @@
 // AttachJob: connects a running Python process to the app's listener
 // without changing its code, by running the probe's own attach command
-// (docs/protocol.md, "Attaching to a running process") in a QProcess:
+// (docs/live-probe.md, "Attaching to a running process") in a QProcess:
 //
 //   <python> -m refscope attach PID --address A --token-file F --label L --json
 //
