@@ -82,7 +82,7 @@ std::unordered_map<uint32_t, NativeHold> native_members_holders(const GraphIndex
 }
 
 // The edges from the Python holder down to `native` (first edge out of the
-// holder), as detail::invisible_hold's text wants them; empty if the walk
+// holder), as detail::hold_through wants them; empty if the walk
 // found none.
 std::vector<uint32_t> chain_to(const GraphIndex& index, const std::unordered_map<uint32_t, NativeHold>& held,
                                uint32_t native) {
