@@ -21,19 +21,18 @@ inline bool is_native(const Snapshot& s, uint32_t node) {
 }
 
 // The edges from the nearest Python object down to `native`: breadth-first
-// backwards over retaining in-edges whose source `accept(source)` allows,
-// through native nodes only, visiting at most `limit` nodes. Empty if no
-// Python object is found.
-template <typename Accept>
-std::vector<uint32_t> python_holder_chain(const GraphIndex& index, uint32_t native, Accept&& accept,
-                                          size_t limit = 100'000) {
+// backwards over retaining in-edges, through native nodes only, visiting at
+// most `limit` nodes. Empty if no Python object is found. (The cycle finder,
+// which must not build the in-edges, walks forward instead: cycles.cpp.)
+inline std::vector<uint32_t> python_holder_chain(const GraphIndex& index, uint32_t native,
+                                                 size_t limit = 100'000) {
     const Snapshot& s = index.snapshot();
     std::unordered_map<uint32_t, uint32_t> toward{{native, kNoEdge}};  // node -> edge one step closer
     std::vector<uint32_t> queue{native};
     for (size_t head = 0; head < queue.size() && queue.size() < limit; ++head) {
         for (uint32_t e : index.in_edges(queue[head])) {
             const uint32_t source = index.source(e);
-            if (!index.retains(e) || !accept(source) || !toward.emplace(source, e).second) continue;
+            if (!index.retains(e) || !toward.emplace(source, e).second) continue;
             if (is_native(s, source)) {
                 queue.push_back(source);
                 continue;
@@ -82,12 +81,11 @@ inline std::pair<std::string, std::string> hold_through(const GraphIndex& index,
     return {holder, native_chain_text(s, chain)};
 }
 
-// The same, finding the chain over in-edges (`accept` limits where to look).
-template <typename Accept>
-std::pair<std::string, std::string> invisible_hold(const GraphIndex& index, uint32_t edge, Accept&& accept) {
+// The same, finding the chain over in-edges.
+inline std::pair<std::string, std::string> invisible_hold(const GraphIndex& index, uint32_t edge) {
     const uint32_t source = index.source(edge);
     return hold_through(index, edge,
-                        is_native(index.snapshot(), source) ? python_holder_chain(index, source, accept)
+                        is_native(index.snapshot(), source) ? python_holder_chain(index, source)
                                                             : std::vector<uint32_t>{});
 }
 

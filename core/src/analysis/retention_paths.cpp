@@ -177,8 +177,7 @@ NoPathExplanation RetentionPaths::explain_unreachable(uint32_t node, uint32_t se
         result.reason = NoPathExplanation::Reason::HeldByInvisibleReference;
         // A C++ member (a native source) is named through the Python
         // object that holds it: "Wrapper holds Wrapper::value".
-        const auto [holder, edge] =
-            detail::invisible_hold(*index_, result.invisible_edge, [](uint32_t) { return true; });
+        const auto [holder, edge] = detail::invisible_hold(*index_, result.invisible_edge);
         result.text = "no path from GC roots: held through a reference the garbage collector cannot "
                       "see: " + holder + " holds " + edge + " without reporting it in tp_traverse, so the "
                       "collector can never free it";
