@@ -1,0 +1,254 @@
+/* The floor under any heap walk: what recording the reference graph costs
+ * before labels, previews, roots or recognisers, in two designs.
+ *
+ * Built and driven by walk_floor.py (docs/performance.md, "The walk's
+ * floor"); not part of refscope. Each function walks the collector's
+ * tracked objects (PyUnstable_GC_VisitObjects, 3.12+) with the GIL held,
+ * runs no Python code and takes no reference, and returns seconds and
+ * counts:
+ *
+ *   traverse()  tp_traverse of every tracked object, the visit reading each
+ *               referent's type: what one pass of gc.collect() does.
+ *   mapped()    + an address -> id hash table (open addressing, 12-byte
+ *               slots, sized for 2.5x the nodes as the probe's map is)
+ *               holding every tracked object and every referent, with an
+ *               address column per node and a target id column per edge:
+ *               the design of refscope's walker, without its prefetching.
+ *   sorted()    no table: each referent's address recorded raw (8 bytes an
+ *               edge), radix-sorted, de-duplicated, and the untracked ones'
+ *               headers read in address order (type, refcount, size). The
+ *               ids of the edge targets are then found by binary search,
+ *               which needs no GIL: timed apart as "after".
+ *
+ * Untracked containers' own referents are not followed (the probe's walk
+ * does), so both designs see the same nodes and edges and are compared on
+ * equal terms. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The tracked objects, borrowed (nothing runs between here and their use). */
+typedef struct {
+    PyObject** items;
+    size_t count, capacity;
+} Tracked;
+
+static int collect_tracked(PyObject* op, void* arg) {
+    Tracked* t = (Tracked*)arg;
+    if (t->count == t->capacity) {
+        size_t capacity = t->capacity ? t->capacity * 2 : (size_t)1 << 16;
+        PyObject** items = realloc(t->items, capacity * sizeof *items);
+        if (items == NULL) return 0; /* stops the visit; counted as short */
+        t->items = items;
+        t->capacity = capacity;
+    }
+    t->items[t->count++] = op;
+    return 1;
+}
+
+static int tracked_objects(Tracked* t) {
+    memset(t, 0, sizeof *t);
+    PyUnstable_GC_VisitObjects(collect_tracked, t);
+    return t->items != NULL;
+}
+
+/* ------------------------------------------------------------ traverse */
+
+static size_t type_bits;
+static int visit_type(PyObject* op, void* arg) {
+    (void)arg;
+    if (op != NULL) type_bits += (size_t)(Py_TYPE(op)->tp_flags & 1);
+    return 0;
+}
+
+static PyObject* traverse(PyObject* self, PyObject* unused) {
+    (void)self, (void)unused;
+    double start = now();
+    Tracked t;
+    if (!tracked_objects(&t)) return PyErr_NoMemory();
+    for (size_t i = 0; i < t.count; ++i) {
+        traverseproc tr = Py_TYPE(t.items[i])->tp_traverse;
+        if (tr != NULL) tr(t.items[i], visit_type, NULL);
+    }
+    double held = now() - start;
+    free(t.items);
+    return Py_BuildValue("(dn)", held, (Py_ssize_t)t.count);
+}
+
+/* -------------------------------------------------------------- mapped */
+
+#pragma pack(push, 4)
+typedef struct {
+    uint64_t key;
+    uint32_t id;
+} Slot;
+#pragma pack(pop)
+
+typedef struct {
+    Slot* slots;
+    size_t mask;
+    uint64_t* address; /* per node */
+    uint32_t* target;  /* per edge */
+    size_t nodes, edges, capacity;
+} Map;
+
+static Map map;
+
+static uint32_t map_id(PyObject* op) {
+    uint64_t key = (uint64_t)(uintptr_t)op;
+    size_t i = (size_t)(((key >> 4) * 0x9E3779B97F4A7C15ull) >> 20) & map.mask;
+    for (;;) {
+        if (map.slots[i].key == key) return map.slots[i].id;
+        if (map.slots[i].key == 0) {
+            map.slots[i].key = key;
+            map.slots[i].id = (uint32_t)map.nodes;
+            map.address[map.nodes] = key;
+            return (uint32_t)map.nodes++;
+        }
+        i = (i + 1) & map.mask;
+    }
+}
+
+static int visit_mapped(PyObject* op, void* arg) {
+    (void)arg;
+    if (op != NULL && map.edges < map.capacity) map.target[map.edges++] = map_id(op);
+    return 0;
+}
+
+static PyObject* mapped(PyObject* self, PyObject* unused) {
+    (void)self, (void)unused;
+    double start = now();
+    Tracked t;
+    if (!tracked_objects(&t)) return PyErr_NoMemory();
+    /* Nodes and edges are each at most 8 per tracked object on the
+       benchmark heap (3 and 3.4 measured); the slots 2.5x the nodes. */
+    size_t capacity = t.count * 8, slots = 1;
+    while (slots < t.count * 8) slots <<= 1;
+    memset(&map, 0, sizeof map);
+    map.slots = calloc(slots, sizeof(Slot));
+    map.mask = slots - 1;
+    map.address = malloc(capacity * sizeof *map.address);
+    map.target = malloc(capacity * sizeof *map.target);
+    map.capacity = capacity;
+    if (map.slots == NULL || map.address == NULL || map.target == NULL) {
+        free(map.slots), free(map.address), free(map.target), free(t.items);
+        return PyErr_NoMemory();
+    }
+    for (size_t i = 0; i < t.count; ++i) map_id(t.items[i]);
+    for (size_t i = 0; i < t.count; ++i) {
+        traverseproc tr = Py_TYPE(t.items[i])->tp_traverse;
+        if (tr != NULL) tr(t.items[i], visit_mapped, NULL);
+    }
+    double held = now() - start;
+    PyObject* result = Py_BuildValue("(dnnn)", held, (Py_ssize_t)t.count, (Py_ssize_t)map.nodes,
+                                     (Py_ssize_t)map.edges);
+    free(map.slots), free(map.address), free(map.target), free(t.items);
+    return result;
+}
+
+/* -------------------------------------------------------------- sorted */
+
+static uint64_t* raw; /* every edge's target address, in walk order */
+static size_t raw_count, raw_capacity;
+
+static int visit_raw(PyObject* op, void* arg) {
+    (void)arg;
+    if (op != NULL && raw_count < raw_capacity) raw[raw_count++] = (uint64_t)(uintptr_t)op;
+    return 0;
+}
+
+/* LSD radix sort of 8-aligned user-space addresses (bits 3..47), three
+   passes of 15 bits; `scratch` is as long as `keys`, the result is in keys. */
+static void radix_sort(uint64_t* keys, uint64_t* scratch, size_t n) {
+    static size_t count[1 << 15];
+    uint64_t *from = keys, *to = scratch;
+    for (int shift = 3; shift < 48; shift += 15) {
+        memset(count, 0, sizeof count);
+        for (size_t i = 0; i < n; ++i) count[(from[i] >> shift) & 0x7fff]++;
+        size_t sum = 0;
+        for (size_t d = 0; d < (1 << 15); ++d) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; ++i) to[count[(from[i] >> shift) & 0x7fff]++] = from[i];
+        uint64_t* swap = from;
+        from = to;
+        to = swap;
+    }
+    if (from != keys) memcpy(keys, from, n * sizeof *keys);
+}
+
+static PyObject* sorted(PyObject* self, PyObject* unused) {
+    (void)self, (void)unused;
+    double start = now();
+    Tracked t;
+    if (!tracked_objects(&t)) return PyErr_NoMemory();
+    raw_capacity = t.count * 8;
+    raw_count = 0;
+    raw = malloc(raw_capacity * sizeof *raw);
+    uint64_t* keys = malloc(raw_capacity * sizeof *keys);
+    uint64_t* scratch = malloc(raw_capacity * sizeof *scratch);
+    uint32_t* header = malloc(raw_capacity * 3 * sizeof *header); /* type, refcount, size */
+    uint32_t* target = malloc(raw_capacity * sizeof *target);
+    if (raw == NULL || keys == NULL || scratch == NULL || header == NULL || target == NULL) {
+        free(raw), free(keys), free(scratch), free(header), free(target), free(t.items);
+        return PyErr_NoMemory();
+    }
+    for (size_t i = 0; i < t.count; ++i) {
+        traverseproc tr = Py_TYPE(t.items[i])->tp_traverse;
+        if (tr != NULL) tr(t.items[i], visit_raw, NULL);
+    }
+    memcpy(keys, raw, raw_count * sizeof *keys);
+    radix_sort(keys, scratch, raw_count);
+    /* The distinct untracked referents become nodes after the tracked ones. */
+    size_t untracked = 0;
+    for (size_t i = 0; i < raw_count; ++i) {
+        if (i > 0 && keys[i] == keys[i - 1]) continue;
+        PyObject* op = (PyObject*)(uintptr_t)keys[i];
+        if (PyObject_IS_GC(op) && PyObject_GC_IsTracked(op)) continue;
+        header[untracked * 3] = (uint32_t)(uintptr_t)Py_TYPE(op);
+        header[untracked * 3 + 1] = (uint32_t)Py_REFCNT(op);
+        header[untracked * 3 + 2] = (uint32_t)Py_TYPE(op)->tp_basicsize;
+        keys[untracked++] = keys[i];
+    }
+    double held = now() - start;
+    /* From here on nothing reads the heap: each edge's target id by binary
+       search (an untracked target's id; a tracked one's would come from the
+       tracked addresses sorted the same way, which costs the same). */
+    for (size_t e = 0; e < raw_count; ++e) {
+        size_t lo = 0, hi = untracked;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (keys[mid] < raw[e]) lo = mid + 1;
+            else hi = mid;
+        }
+        target[e] = lo < untracked && keys[lo] == raw[e] ? (uint32_t)(t.count + lo) : UINT32_MAX;
+    }
+    double after = now() - start - held;
+    PyObject* result = Py_BuildValue("(ddnnn)", held, after, (Py_ssize_t)t.count,
+                                     (Py_ssize_t)(t.count + untracked), (Py_ssize_t)raw_count);
+    free(raw), free(keys), free(scratch), free(header), free(target), free(t.items);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"traverse", traverse, METH_NOARGS, "tp_traverse of every tracked object"},
+    {"mapped", mapped, METH_NOARGS, "every node and edge through an address -> id table"},
+    {"sorted", sorted, METH_NOARGS, "edges recorded raw, sorted, de-duplicated"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "walk_floor", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit_walk_floor(void) { return PyModule_Create(&module); }
