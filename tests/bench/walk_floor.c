@@ -62,6 +62,14 @@ static int tracked_objects(Tracked* t) {
     return t->items != NULL;
 }
 
+/* Every tracked object's tp_traverse with `visit`. */
+static void traverse_tracked(const Tracked* t, visitproc visit) {
+    for (size_t i = 0; i < t->count; ++i) {
+        traverseproc tr = Py_TYPE(t->items[i])->tp_traverse;
+        if (tr != NULL) tr(t->items[i], visit, NULL);
+    }
+}
+
 /* ------------------------------------------------------------ traverse */
 
 static size_t type_bits;
@@ -76,10 +84,7 @@ static PyObject* traverse(PyObject* self, PyObject* unused) {
     double start = now();
     Tracked t;
     if (!tracked_objects(&t)) return PyErr_NoMemory();
-    for (size_t i = 0; i < t.count; ++i) {
-        traverseproc tr = Py_TYPE(t.items[i])->tp_traverse;
-        if (tr != NULL) tr(t.items[i], visit_type, NULL);
-    }
+    traverse_tracked(&t, visit_type);
     double held = now() - start;
     free(t.items);
     return Py_BuildValue("(dn)", held, (Py_ssize_t)t.count);
@@ -145,10 +150,7 @@ static PyObject* mapped(PyObject* self, PyObject* unused) {
         return PyErr_NoMemory();
     }
     for (size_t i = 0; i < t.count; ++i) map_id(t.items[i]);
-    for (size_t i = 0; i < t.count; ++i) {
-        traverseproc tr = Py_TYPE(t.items[i])->tp_traverse;
-        if (tr != NULL) tr(t.items[i], visit_mapped, NULL);
-    }
+    traverse_tracked(&t, visit_mapped);
     double held = now() - start;
     PyObject* result = Py_BuildValue("(dnnn)", held, (Py_ssize_t)t.count, (Py_ssize_t)map.nodes,
                                      (Py_ssize_t)map.edges);
@@ -205,10 +207,7 @@ static PyObject* sorted(PyObject* self, PyObject* unused) {
         free(raw), free(keys), free(scratch), free(header), free(target), free(t.items);
         return PyErr_NoMemory();
     }
-    for (size_t i = 0; i < t.count; ++i) {
-        traverseproc tr = Py_TYPE(t.items[i])->tp_traverse;
-        if (tr != NULL) tr(t.items[i], visit_raw, NULL);
-    }
+    traverse_tracked(&t, visit_raw);
     memcpy(keys, raw, raw_count * sizeof *keys);
     radix_sort(keys, scratch, raw_count);
     /* The distinct untracked referents become nodes after the tracked ones. */
