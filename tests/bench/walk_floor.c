@@ -248,6 +248,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "walk_floor", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "walk_floor", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit_walk_floor(void) { return PyModule_Create(&module); }
