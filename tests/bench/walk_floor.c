@@ -9,25 +9,32 @@
  *
  *   traverse()  tp_traverse of every tracked object, the visit reading each
  *               referent's type: what one pass of gc.collect() does.
- *   mapped()    + an address -> id hash table (open addressing, 12-byte
- *               slots, sized for 2.5x the nodes as the probe's map is)
- *               holding every tracked object and every referent, with an
- *               address column per node and a target id column per edge:
- *               the design of refscope's walker, without its prefetching.
+ *   mapped()    traverse + an address -> id hash table holding every
+ *               tracked object and every referent, with an address column
+ *               per node and a target id column per edge: the design of
+ *               refscope's walker without its prefetching. The table is the
+ *               probe's (probe/src/address_map.h): 12-byte slots, sized for
+ *               2.5 nodes per tracked object at 70 % load, zero-filled when
+ *               made, on transparent huge pages where the kernel allows.
  *   sorted()    no table: each referent's address recorded raw (8 bytes an
  *               edge), radix-sorted, de-duplicated, and the untracked ones'
  *               headers read in address order (type, refcount, size). The
- *               ids of the edge targets are then found by binary search,
- *               which needs no GIL: timed apart as "after".
+ *               ids of the edge targets are then found by binary search
+ *               over the untracked addresses, then the tracked ones (sorted
+ *               too), which needs no GIL: timed apart as "after".
  *
  * Untracked containers' own referents are not followed (the probe's walk
  * does), so both designs see the same nodes and edges and are compared on
- * equal terms. */
+ * equal terms. Each column has room for 8 edges (and nodes) per tracked
+ * object, 2-3x what the benchmark heap has; a walk that fills one, or
+ * cannot allocate, stops recording and says so (`truncated`) rather than
+ * report short counts as real. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <time.h>
 
@@ -36,6 +43,9 @@ static double now(void) {
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
+
+/* Set when a column was full or memory ran out: the counts are short. */
+static int truncated;
 
 /* The tracked objects, borrowed (nothing runs between here and their use). */
 typedef struct {
@@ -48,7 +58,10 @@ static int collect_tracked(PyObject* op, void* arg) {
     if (t->count == t->capacity) {
         size_t capacity = t->capacity ? t->capacity * 2 : (size_t)1 << 16;
         PyObject** items = realloc(t->items, capacity * sizeof *items);
-        if (items == NULL) return 0; /* stops the visit; counted as short */
+        if (items == NULL) {
+            truncated = 1;
+            return 0; /* stops the visit */
+        }
         t->items = items;
         t->capacity = capacity;
     }
@@ -58,6 +71,7 @@ static int collect_tracked(PyObject* op, void* arg) {
 
 static int tracked_objects(Tracked* t) {
     memset(t, 0, sizeof *t);
+    truncated = 0;
     PyUnstable_GC_VisitObjects(collect_tracked, t);
     return t->items != NULL;
 }
@@ -87,7 +101,8 @@ static PyObject* traverse(PyObject* self, PyObject* unused) {
     traverse_tracked(&t, visit_type);
     double held = now() - start;
     free(t.items);
-    return Py_BuildValue("(dn)", held, (Py_ssize_t)t.count);
+    /* type_bits is returned so that the visit's read is not optimised away. */
+    return Py_BuildValue("(dnni)", held, (Py_ssize_t)t.count, (Py_ssize_t)(type_bits & 1), truncated);
 }
 
 /* -------------------------------------------------------------- mapped */
@@ -101,20 +116,28 @@ typedef struct {
 
 typedef struct {
     Slot* slots;
-    size_t mask;
+    size_t mask, slot_count, table_bytes;
+    unsigned shift;
     uint64_t* address; /* per node */
     uint32_t* target;  /* per edge */
-    size_t nodes, edges, capacity;
+    size_t nodes, edges, capacity, node_capacity;
 } Map;
 
 static Map map;
 
 static uint32_t map_id(PyObject* op) {
     uint64_t key = (uint64_t)(uintptr_t)op;
-    size_t i = (size_t)(((key >> 4) * 0x9E3779B97F4A7C15ull) >> 20) & map.mask;
+    /* The probe's hash: 16-byte aligned objects, a Fibonacci multiplier, the top bits. */
+    size_t i = (size_t)(((key >> 4) * 0x9E3779B97F4A7C15ull) >> map.shift) & map.mask;
     for (;;) {
         if (map.slots[i].key == key) return map.slots[i].id;
         if (map.slots[i].key == 0) {
+            /* Full (70 % load, where the probe's map would grow) or out of
+               address room: stop recording. */
+            if (map.nodes * 10 >= map.slot_count * 7 || map.nodes == map.node_capacity) {
+                truncated = 1;
+                return UINT32_MAX;
+            }
             map.slots[i].key = key;
             map.slots[i].id = (uint32_t)map.nodes;
             map.address[map.nodes] = key;
@@ -125,9 +148,34 @@ static uint32_t map_id(PyObject* op) {
 }
 
 static int visit_mapped(PyObject* op, void* arg) {
-    (void)arg;
-    if (op != NULL && map.edges < map.capacity) map.target[map.edges++] = map_id(op);
+    if (op == NULL) return 0;
+    visit_type(op, arg); /* what traverse does, so that mapped is traverse + the table */
+    if (map.edges == map.capacity) {
+        truncated = 1;
+        return 0;
+    }
+    map.target[map.edges++] = map_id(op);
     return 0;
+}
+
+/* The probe's table: 2 MiB-aligned and advised for huge pages from 4 MiB
+   (probe/src/large_table_allocator.h), zero-filled. */
+static Slot* table_alloc(size_t slots, size_t* bytes) {
+    const size_t huge = (size_t)2 << 20;
+    size_t size = slots * sizeof(Slot);
+    if (size < 2 * huge) {
+        *bytes = 0;
+        return calloc(slots, sizeof(Slot));
+    }
+    size = (size + huge - 1) / huge * huge;
+    void* p = aligned_alloc(huge, size);
+    if (p == NULL) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, size, MADV_HUGEPAGE);
+#endif
+    memset(p, 0, size);
+    *bytes = size;
+    return (Slot*)p;
 }
 
 static PyObject* mapped(PyObject* self, PyObject* unused) {
@@ -135,14 +183,18 @@ static PyObject* mapped(PyObject* self, PyObject* unused) {
     double start = now();
     Tracked t;
     if (!tracked_objects(&t)) return PyErr_NoMemory();
-    /* Nodes and edges are each at most 8 per tracked object on the
-       benchmark heap (3 and 3.4 measured); the slots 2.5x the nodes. */
-    size_t capacity = t.count * 8, slots = 1;
-    while (slots < t.count * 8) slots <<= 1;
+    /* The probe's sizing (AddressMap::capacity_for): a power of two from
+       1024 that holds 2.5 nodes per tracked object at 70 % load. */
+    size_t capacity = t.count * 8, slots = 1024;
+    while (slots * 7 < t.count * 5 / 2 * 10) slots <<= 1;
     memset(&map, 0, sizeof map);
-    map.slots = calloc(slots, sizeof(Slot));
+    map.slot_count = slots;
     map.mask = slots - 1;
-    map.address = malloc(capacity * sizeof *map.address);
+    map.shift = 64;
+    for (size_t c = slots; c > 1; c >>= 1) --map.shift;
+    map.slots = table_alloc(slots, &map.table_bytes);
+    map.node_capacity = t.count + capacity;
+    map.address = malloc(map.node_capacity * sizeof *map.address);
     map.target = malloc(capacity * sizeof *map.target);
     map.capacity = capacity;
     if (map.slots == NULL || map.address == NULL || map.target == NULL) {
@@ -152,8 +204,8 @@ static PyObject* mapped(PyObject* self, PyObject* unused) {
     for (size_t i = 0; i < t.count; ++i) map_id(t.items[i]);
     traverse_tracked(&t, visit_mapped);
     double held = now() - start;
-    PyObject* result = Py_BuildValue("(dnnn)", held, (Py_ssize_t)t.count, (Py_ssize_t)map.nodes,
-                                     (Py_ssize_t)map.edges);
+    PyObject* result = Py_BuildValue("(dnnni)", held, (Py_ssize_t)t.count, (Py_ssize_t)map.nodes,
+                                     (Py_ssize_t)map.edges, truncated);
     free(map.slots), free(map.address), free(map.target), free(t.items);
     return result;
 }
@@ -165,8 +217,25 @@ static size_t raw_count, raw_capacity;
 
 static int visit_raw(PyObject* op, void* arg) {
     (void)arg;
-    if (op != NULL && raw_count < raw_capacity) raw[raw_count++] = (uint64_t)(uintptr_t)op;
+    if (op == NULL) return 0;
+    if (raw_count == raw_capacity) {
+        truncated = 1;
+        return 0;
+    }
+    raw[raw_count++] = (uint64_t)(uintptr_t)op;
     return 0;
+}
+
+/* Whether `key` is in the sorted `keys[0, n)`; its position in *at. */
+static int find_sorted(const uint64_t* keys, size_t n, uint64_t key, size_t* at) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    *at = lo;
+    return lo < n && keys[lo] == key;
 }
 
 /* LSD radix sort of 8-aligned user-space addresses (bits 3..47), three
@@ -201,7 +270,9 @@ static PyObject* sorted(PyObject* self, PyObject* unused) {
     raw = malloc(raw_capacity * sizeof *raw);
     uint64_t* keys = malloc(raw_capacity * sizeof *keys);
     uint64_t* scratch = malloc(raw_capacity * sizeof *scratch);
-    uint32_t* header = malloc(raw_capacity * 3 * sizeof *header); /* type, refcount, size */
+    /* Per untracked node: its type (the pointer's low half, a stand-in for
+       a type id), refcount and size. */
+    uint32_t* header = malloc(raw_capacity * 3 * sizeof *header);
     uint32_t* target = malloc(raw_capacity * sizeof *target);
     if (raw == NULL || keys == NULL || scratch == NULL || header == NULL || target == NULL) {
         free(raw), free(keys), free(scratch), free(header), free(target), free(t.items);
@@ -222,21 +293,30 @@ static PyObject* sorted(PyObject* self, PyObject* unused) {
         keys[untracked++] = keys[i];
     }
     double held = now() - start;
-    /* From here on nothing reads the heap: each edge's target id by binary
-       search (an untracked target's id; a tracked one's would come from the
-       tracked addresses sorted the same way, which costs the same). */
+    /* From here on nothing reads the heap. Each edge's target id: an
+       untracked target's is its place after the tracked ones; a tracked
+       one's comes from the tracked addresses, sorted here too (its place in
+       that order stands for its id, which a real walk would carry along). */
+    uint64_t* tracked = scratch; /* free again, and at least t.count long */
+    uint64_t* tracked_scratch = malloc((t.count + 1) * sizeof *tracked_scratch);
+    if (tracked_scratch == NULL) {
+        free(raw), free(keys), free(scratch), free(header), free(target), free(t.items);
+        return PyErr_NoMemory();
+    }
+    for (size_t i = 0; i < t.count; ++i) tracked[i] = (uint64_t)(uintptr_t)t.items[i];
+    radix_sort(tracked, tracked_scratch, t.count);
+    size_t unresolved = 0;
     for (size_t e = 0; e < raw_count; ++e) {
-        size_t lo = 0, hi = untracked;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (keys[mid] < raw[e]) lo = mid + 1;
-            else hi = mid;
-        }
-        target[e] = lo < untracked && keys[lo] == raw[e] ? (uint32_t)(t.count + lo) : UINT32_MAX;
+        size_t at;
+        if (find_sorted(keys, untracked, raw[e], &at)) target[e] = (uint32_t)(t.count + at);
+        else if (find_sorted(tracked, t.count, raw[e], &at)) target[e] = (uint32_t)at;
+        else target[e] = UINT32_MAX, ++unresolved; /* tracked outside the lists (gc.freeze()) */
     }
     double after = now() - start - held;
-    PyObject* result = Py_BuildValue("(ddnnn)", held, after, (Py_ssize_t)t.count,
-                                     (Py_ssize_t)(t.count + untracked), (Py_ssize_t)raw_count);
+    PyObject* result = Py_BuildValue("(ddnnni)", held, after, (Py_ssize_t)t.count,
+                                     (Py_ssize_t)(t.count + untracked), (Py_ssize_t)raw_count,
+                                     truncated || unresolved != 0);
+    free(tracked_scratch);
     free(raw), free(keys), free(scratch), free(header), free(target), free(t.items);
     return result;
 }
