@@ -188,9 +188,10 @@ private:
         words_.resize(first + width + 1, 0);
         // The values go into a 64-bit accumulator that is written out a
         // whole word at a time: 64 values of `width` bits fill exactly
-        // `width` words. (Or-ing each value in through the unaligned
-        // load/store that reads use made every store overlap the next
-        // load, a stalled store forward per value: 5 % of the probe's walk.)
+        // `width` words. (Or-ing each value in with an unaligned 8-byte
+        // load and store, the way write() updates one value, made every
+        // store overlap the next load, a stalled store forward per value:
+        // 5 % of the probe's walk.)
         uint64_t* out = words_.data() + first;
         uint64_t acc = 0;
         unsigned used = 0;  // bits of acc filled, < 64
