@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 #include "large_table_allocator.h"
 #include "prefetch.h"
@@ -82,7 +81,7 @@ public:
 
 private:
     static constexpr size_t kSlot = 12;  // key (8 bytes, unaligned), value (4)
-    using Bytes = std::vector<unsigned char, LargeTableAllocator<unsigned char>>;
+    using Bytes = ZeroedBlock;
 
     static size_t capacity_for(size_t expected) {
         size_t cap = 1024;
@@ -115,7 +114,7 @@ private:
     void rehash(size_t capacity) {
         // The new table first: if it cannot be had, the map stays as it
         // was (the walk then fails with MemoryError, the map still sound).
-        Bytes fresh(capacity * kSlot, 0);  // empty slots have key 0
+        Bytes fresh(capacity * kSlot);  // zeros: empty slots have key 0
         Bytes old;
         old.swap(bytes_);
         bytes_.swap(fresh);

@@ -153,6 +153,18 @@ size_t reserved_bytes(const NarrowColumn<Wide, Narrow>&, size_t n) {
 }
 size_t reserved_bytes(const PackedColumn&, size_t n) { return PackedColumn::reserved_bytes(n); }
 size_t reserved_bytes(const std::string&, size_t n) { return n; }
+
+// Where a column's values are (ColumnPrefault).
+template <typename T>
+ColumnBlock block_of(const std::vector<T>& column) {
+    return {column.data(), column.size() * sizeof(T), column.capacity() * sizeof(T), sizeof(T)};
+}
+ColumnBlock block_of(const std::string& column) { return {column.data(), column.size(), column.capacity(), 1}; }
+template <typename Wide, typename Narrow>
+ColumnBlock block_of(const NarrowColumn<Wide, Narrow>& column) {
+    return block_of(column.narrow_values());
+}
+ColumnBlock block_of(const PackedColumn& column) { return block_of(column.packed_words()); }
 }  // namespace
 
 // Calls act(column, n) for every column the walk appends to, n being what a
@@ -182,6 +194,13 @@ size_t HeapWalker::column_bytes(size_t nodes, size_t edges) {
     return bytes;
 }
 
+// Makes the pages just past every column's end present (column_prefault.h):
+// called every few thousand nodes, it keeps ahead of the writes.
+void HeapWalker::prefault_columns() {
+    size_t column = 0;
+    each_column(0, 0, [&](const auto& values, size_t) { prefault_.ahead(column++, block_of(values)); });
+}
+
 // Reserves every column the walk appends to, or none: a failed attempt gives
 // back what it had reserved, so that the next, smaller one has the room.
 void HeapWalker::reserve_columns(size_t nodes, size_t edges) {
@@ -203,6 +222,7 @@ void HeapWalker::add_start_objects(PyObject* const* objects, size_t count) {
     reserve_for(count);
     for (size_t i = 0; i < count; ++i) {
         if (i + kAhead < count) nodes_.prefetch(reinterpret_cast<uint64_t>(objects[i + kAhead]));
+        if (i % 4096 == 0) prefault_columns();
         node_for(objects[i]);
     }
 }
@@ -260,6 +280,7 @@ void HeapWalker::walk() {
         bool room = front - resolved < kResolveLag && pending_.size() - pending_head_ < kMaxPendingEdges;
         if (front < snapshot_.node_address.size() && room) {
             process(front++);
+            if (front % 256 == 0) prefault_columns();
         } else if (resolved < front) {
             resolve(resolved++);
             if (pending_head_ >= kMaxPendingEdges / 2) compact_pending(resolved, front);

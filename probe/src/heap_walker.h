@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "address_map.h"
+#include "column_prefault.h"
 #include "object_kinds.h"
 #include "refscope/snapshot.h"
 #include "string_interner.h"
@@ -241,6 +242,7 @@ private:
     void add_start_objects(PyObject* const* objects, size_t count);
     void reserve_for(size_t tracked);
     void reserve_columns(size_t nodes, size_t edges);
+    void prefault_columns();
     size_t column_bytes(size_t nodes, size_t edges);
     template <typename Act>
     void each_column(size_t nodes, size_t edges, Act&& act);
@@ -272,6 +274,7 @@ private:
     std::vector<TypeFacts> type_facts_;  // by type id
     std::vector<MemberSlot> member_slots_;  // TypeFacts::members_begin indexes it
     std::vector<std::pair<PyObject*, int64_t>> adjustments_;
+    ColumnPrefault prefault_;
     PyObject* interned_strings_ = nullptr;
     PyObject* start_list_ = nullptr;   // gc.get_objects() result on < 3.12
     size_t start_list_nodes_ = 0;      // nodes [0, n) are its items

@@ -14,8 +14,8 @@
  *               per node and a target id column per edge: the design of
  *               refscope's walker without its prefetching. The table is the
  *               probe's (probe/src/address_map.h): 12-byte slots, sized for
- *               2.5 nodes per tracked object at 70 % load, zero-filled when
- *               made, on transparent huge pages where the kernel allows.
+ *               2.5 nodes per tracked object at 70 % load, zero as the kernel
+ *               maps it, on transparent huge pages where the kernel allows.
  *   sorted()    no table: each referent's address recorded raw (8 bytes an
  *               edge), radix-sorted, de-duplicated, and the untracked ones'
  *               headers read in address order (type, refcount, size). The
@@ -158,24 +158,32 @@ static int visit_mapped(PyObject* op, void* arg) {
     return 0;
 }
 
-/* The probe's table: 2 MiB-aligned and advised for huge pages from 4 MiB
-   (probe/src/large_table_allocator.h), zero-filled. */
+/* The probe's table (probe/src/large_table_allocator.h, ZeroedBlock): from
+   4 MiB its own 2 MiB-aligned mapping, advised for huge pages, zero as the
+   kernel hands it out (nothing writes the zeros again); smaller, calloc. */
 static Slot* table_alloc(size_t slots, size_t* bytes) {
     const size_t huge = (size_t)2 << 20;
     size_t size = slots * sizeof(Slot);
-    if (size < 2 * huge) {
-        *bytes = 0;
-        return calloc(slots, sizeof(Slot));
-    }
+    *bytes = 0;
+    if (size < 2 * huge) return calloc(slots, sizeof(Slot));
     size = (size + huge - 1) / huge * huge;
-    void* p = aligned_alloc(huge, size);
-    if (p == NULL) return NULL;
+    char* p = mmap(NULL, size + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    char* aligned = (char*)(((uintptr_t)p + huge - 1) / huge * huge);
+    if (aligned > p) munmap(p, (size_t)(aligned - p));
+    if (p + size + huge > aligned + size) munmap(aligned + size, (size_t)(p + size + huge - (aligned + size)));
 #ifdef MADV_HUGEPAGE
-    madvise(p, size, MADV_HUGEPAGE);
+    madvise(aligned, size, MADV_HUGEPAGE);
 #endif
-    memset(p, 0, size);
     *bytes = size;
-    return (Slot*)p;
+    return (Slot*)aligned;
+}
+
+static void table_free(Slot* slots, size_t bytes) {
+    if (bytes == 0)
+        free(slots);
+    else if (slots != NULL)
+        munmap(slots, bytes);
 }
 
 static PyObject* mapped(PyObject* self, PyObject* unused) {
@@ -198,7 +206,7 @@ static PyObject* mapped(PyObject* self, PyObject* unused) {
     map.target = malloc(capacity * sizeof *map.target);
     map.capacity = capacity;
     if (map.slots == NULL || map.address == NULL || map.target == NULL) {
-        free(map.slots), free(map.address), free(map.target), free(t.items);
+        table_free(map.slots, map.table_bytes), free(map.address), free(map.target), free(t.items);
         return PyErr_NoMemory();
     }
     for (size_t i = 0; i < t.count; ++i) map_id(t.items[i]);
@@ -206,7 +214,7 @@ static PyObject* mapped(PyObject* self, PyObject* unused) {
     double held = now() - start;
     PyObject* result = Py_BuildValue("(dnnni)", held, (Py_ssize_t)t.count, (Py_ssize_t)map.nodes,
                                      (Py_ssize_t)map.edges, truncated);
-    free(map.slots), free(map.address), free(map.target), free(t.items);
+    table_free(map.slots, map.table_bytes), free(map.address), free(map.target), free(t.items);
     return result;
 }
 

@@ -1,14 +1,16 @@
 // The probe's AddressMap (probe/src/address_map.h, header-only, no Python):
 // one value per key across growth and rehashing, in 12-byte slots of which
 // some straddle two cache lines; absent keys are missing, a second insert
-// keeps the first value. And the allocator of the probe's large tables:
-// large blocks on their own 2 MiB-aligned mapping, small ones from malloc,
-// impossible sizes refused with bad_alloc.
+// keeps the first value. And the memory of the probe's large tables (the
+// allocator and the map's zeroed block): large blocks on their own 2
+// MiB-aligned mapping, small ones from malloc, impossible sizes refused
+// with bad_alloc.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "address_map.h"
@@ -85,6 +87,34 @@ TEST(LargeTableAllocator, LargeBlocksAreHugePageAlignedAndWritable) {
     for (uint64_t i = 0; i < (uint64_t{1} << 20); ++i) growing.push_back(i);
     EXPECT_EQ(growing[(size_t{1} << 20) - 1], (uint64_t{1} << 20) - 1);
     EXPECT_EQ(growing[12345], 12345u);
+}
+
+// The node map's table: zeros without a second pass, whatever the size,
+// each block its own memory across moves; impossible sizes refused.
+TEST(ZeroedBlock, LargeAndSmallBlocksAreZeroAndOwnTheirMemory) {
+    using probe::ZeroedBlock;
+    for (const size_t bytes : {size_t{0}, size_t{100}, size_t{3} << 20, (size_t{9} << 20) + 12}) {
+        ZeroedBlock block(bytes);
+        ASSERT_NE(block.data(), nullptr);
+        EXPECT_EQ(block.size(), bytes);
+        size_t nonzero = 0;
+        for (size_t i = 0; i < bytes; ++i) nonzero += block.data()[i] != 0;
+        EXPECT_EQ(nonzero, 0u) << bytes << " bytes";
+        if (bytes >= (size_t{4} << 20)) {
+            EXPECT_EQ(reinterpret_cast<uintptr_t>(block.data()) % (size_t{2} << 20), 0u);
+        }
+        if (bytes > 0) {
+            block.data()[bytes - 1] = 7;
+            ZeroedBlock moved(std::move(block));
+            EXPECT_EQ(block.data(), nullptr);
+            EXPECT_EQ(moved.data()[bytes - 1], 7);
+            ZeroedBlock other(64);
+            other = std::move(moved);  // other's own block is given back
+            EXPECT_EQ(other.size(), bytes);
+            EXPECT_EQ(other.data()[bytes - 1], 7);
+        }
+    }
+    EXPECT_THROW(ZeroedBlock(std::numeric_limits<size_t>::max() - 5), std::bad_alloc);
 }
 
 }  // namespace

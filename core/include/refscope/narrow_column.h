@@ -141,6 +141,9 @@ public:
         narrow_.resize(n, 0);
     }
     void reserve(size_t n) { narrow_.reserve(n); }
+    // The block of narrow values (the probe makes its pages present just
+    // ahead of the walk's writes: probe/src/column_prefault.h).
+    const std::vector<Narrow>& narrow_values() const { return narrow_; }
     void shrink_to_fit() { narrow_.shrink_to_fit(); }
     void clear() {
         narrow_.clear();

@@ -136,6 +136,9 @@ public:
         blocks_.shrink_to_fit();
         words_.shrink_to_fit();
     }
+    // The block of packed words (the probe makes its pages present just
+    // ahead of the walk's writes: probe/src/column_prefault.h).
+    const std::vector<uint64_t>& packed_words() const { return words_; }
     // What the packed blocks occupy (for the benchmarks' accounting).
     size_t packed_bytes() const { return blocks_.size() * 8 + (words_.empty() ? 0 : words_.size() - 1) * 8; }
 
