@@ -450,7 +450,11 @@ void HeapWalker::process(uint32_t id) {
     pending_end_[id % kResolveLag] = pending_.size();
 }
 
-void HeapWalker::pend(PyObject* target, PyObject* label_object, uint32_t label, EdgeKind kind,
+// Once per edge. Flattened: GCC otherwise keeps the pending buffer's
+// push_back out of line (its growth path makes it large) and passes every
+// edge to it through memory (docs/performance.md, "Two calls per edge
+// inlined").
+[[gnu::flatten]] void HeapWalker::pend(PyObject* target, PyObject* label_object, uint32_t label, EdgeKind kind,
                       uint8_t flags) {
     nodes_.prefetch(reinterpret_cast<uint64_t>(target));
     if (label_object != nullptr) nodes_.prefetch(reinterpret_cast<uint64_t>(label_object));

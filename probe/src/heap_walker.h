@@ -264,7 +264,11 @@ private:
     void scan_words(PyObject* op, PyTypeObject* tp, const TypeFacts& facts, EdgeCollector& collector);
     uint32_t word_label(Py_ssize_t offset);
     void settle_inferred_edges();
-    uint8_t adjust_ownership(PyObject* target, uint8_t flags);
+    // Called for every edge: the test inline, the rare case out of line.
+    uint8_t adjust_ownership(PyObject* target, uint8_t flags) {
+        return static_holder_ ? adjust_static_ownership(target, flags) : flags;
+    }
+    uint8_t adjust_static_ownership(PyObject* target, uint8_t flags);
     void disown_dead_targets();
 
     Snapshot& snapshot_;

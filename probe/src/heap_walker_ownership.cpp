@@ -26,8 +26,8 @@ bool statically_allocated(PyObject* op) {
 // An owned edge is one real reference. A statically allocated holder
 // (compat::is_static_holder) was initialised at compile time, without
 // counting its references to the other static objects: those are borrowed.
-uint8_t HeapWalker::adjust_ownership(PyObject* target, uint8_t flags) {
-    if (static_holder_ && (flags & format::kEdgeOwned) && statically_allocated(target))
+uint8_t HeapWalker::adjust_static_ownership(PyObject* target, uint8_t flags) {
+    if ((flags & format::kEdgeOwned) && statically_allocated(target))
         flags &= static_cast<uint8_t>(~format::kEdgeOwned);
     return flags;
 }
