@@ -12,7 +12,10 @@
 //
 // Only kAheadElements elements past a column's current end are populated,
 // so the extra memory is that stretch per column (under 1 MiB in all at
-// most), never the reservation. Huge pages would cut the faults as well but
+// most with 4 KiB pages; where THP is "always", a stretch that reaches into
+// a huge-page range of a column's block brings in that whole page, up to
+// 2 MiB per column, as the walk's own write would soon after), never the
+// reservation. Huge pages would cut the faults as well but
 // were not taken: the last huge page of each column is memory whether
 // written or not (~1 MiB per column, 9 MB on that heap), and the advice
 // would stay on malloc's memory after the columns are freed, for the host's
@@ -28,8 +31,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "large_table_allocator.h"  // large_table::populate_write
+
 #if defined(__linux__)
-#include <sys/mman.h>
 #include <unistd.h>
 #endif
 
@@ -46,14 +50,14 @@ struct ColumnBlock {
 class ColumnPrefault {
 public:
     static constexpr size_t kAheadElements = 16384;
-    static constexpr size_t kMaxColumns = 16;
+    static constexpr size_t kMaxColumns = 16;  // the walk has 13 (HeapWalker::each_column)
 
     // Populates the column's next kAheadElements elements if fewer than
     // half of them are present past its end. `column` numbers the column
     // (the same one every call); a block that moved (the column grew past
     // its reservation) starts over from its end.
     void ahead(size_t column, const ColumnBlock& block) {
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+#if defined(__linux__)
         if (unsupported_ || column >= kMaxColumns || block.data == nullptr) return;
         Front& front = fronts_[column];
         if (front.data != block.data) front = {block.data, 0};
@@ -69,10 +73,7 @@ public:
         const size_t until = block.used + ahead < block.capacity ? block.used + ahead : block.capacity;
         const uintptr_t end = (base + until) / page * page;
         if (end <= begin) return;
-        const int saved_errno = errno;  // the host's, left as it was
-        if (::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
-            unsupported_ = true;
-        errno = saved_errno;
+        if (large_table::populate_write(reinterpret_cast<void*>(begin), end - begin) == EINVAL) unsupported_ = true;
         front.bytes = end - base;
 #else
         (void)column;

@@ -135,9 +135,9 @@ void HeapWalker::reserve_for(size_t tracked) {
         } catch (const std::bad_alloc&) {
         }
     }
-    // The map is written when reserved (empty slots are zeros): memory, not
-    // address space, so reserved for 2.5 nodes per tracked object only; a
-    // heap with more makes it grow during the walk.
+    // The map is made present when reserved (empty slots are zeros, see
+    // ZeroedBlock): memory, not address space, so reserved for 2.5 nodes per
+    // tracked object only; a heap with more makes it grow during the walk.
     nodes_.reserve(tracked * 5 / 2);
 }
 
@@ -454,8 +454,8 @@ void HeapWalker::process(uint32_t id) {
 // push_back out of line (its growth path makes it large) and passes every
 // edge to it through memory (docs/performance.md, "Two calls per edge
 // inlined").
-[[gnu::flatten]] void HeapWalker::pend(PyObject* target, PyObject* label_object, uint32_t label, EdgeKind kind,
-                      uint8_t flags) {
+[[gnu::flatten]] void HeapWalker::pend(PyObject* target, PyObject* label_object, uint32_t label,
+                                       EdgeKind kind, uint8_t flags) {
     nodes_.prefetch(reinterpret_cast<uint64_t>(target));
     if (label_object != nullptr) nodes_.prefetch(reinterpret_cast<uint64_t>(label_object));
     pending_.push_back({target, label_object, label, static_cast<uint8_t>(kind), flags, 0});

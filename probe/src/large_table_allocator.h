@@ -12,9 +12,9 @@
 // mapped and unmapped directly rather than through malloc so that the
 // advice ends with the table: a freed malloc block keeps it and would hand
 // huge pages to the host process's own later allocations. The tables are
-// written whole when allocated (empty slots are zeros); what huge pages can
-// cost beyond 4 KiB pages is the unused tail of the last one (< 2 MiB).
-// Measured in docs/performance.md.
+// made present whole when allocated (empty slots are zeros); what huge
+// pages can cost beyond 4 KiB pages is the unused tail of the last one
+// (< 2 MiB). Measured in docs/performance.md.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +26,12 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+
+#include <cerrno>
+#include <cstring>
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14+; headers older than the kernel lack it
+#endif
 #endif
 
 namespace refscope::probe {
@@ -56,10 +62,20 @@ inline void* map(size_t bytes) {
 }
 inline void unmap(void* p, size_t bytes) { ::munmap(p, rounded(bytes)); }
 inline bool mapped(size_t bytes) { return bytes >= kMappedFrom; }
+// Makes [p, p + bytes) present and writable in one call, without a trap per
+// page (MADV_POPULATE_WRITE). Returns 0, or why the kernel refused (EINVAL:
+// a kernel without it); the host's errno is left as it was.
+inline int populate_write(void* p, size_t bytes) {
+    const int saved = errno;
+    const int refused = ::madvise(p, bytes, MADV_POPULATE_WRITE) == 0 ? 0 : errno;
+    errno = saved;
+    return refused;
+}
 #else
 inline void* map(size_t) { return nullptr; }
 inline void unmap(void*, size_t) {}
 inline bool mapped(size_t) { return false; }
+inline int populate_write(void*, size_t) { return EINVAL; }
 #endif
 
 }  // namespace large_table
@@ -68,16 +84,24 @@ inline bool mapped(size_t) { return false; }
 // are zeros (the node map): mapped blocks are zero as the kernel hands them
 // out and small ones come from calloc, so nothing writes the zeros again
 // (a vector(n, 0) would: 24 MiB more written on the benchmark heap's map,
-// the kernel having just cleared the same pages).
+// the kernel having just cleared the same pages). A mapped block is still
+// made present whole at once: the map reads a slot before it writes one,
+// and a read is the first touch of most of its pages; a read fault on a
+// huge-page range maps the shared huge zero page, which the first write
+// then splits into 4 KiB pages on kernels that do not allocate a huge page
+// there (this machine's 6.18 does; older ones fall back). Where the kernel
+// refuses to populate, the block is written with zeros as before.
 class ZeroedBlock {
 public:
     ZeroedBlock() = default;
     // Throws std::bad_alloc when the memory cannot be had.
     explicit ZeroedBlock(size_t bytes) : bytes_(bytes) {
         if (bytes > std::numeric_limits<size_t>::max() - 4 * large_table::kHugePage) throw std::bad_alloc();
-        data_ = static_cast<unsigned char*>(large_table::mapped(bytes) ? large_table::map(bytes)
-                                                                       : std::calloc(bytes == 0 ? 1 : bytes, 1));
+        const bool mapped = large_table::mapped(bytes);
+        data_ = static_cast<unsigned char*>(mapped ? large_table::map(bytes) : std::calloc(bytes == 0 ? 1 : bytes, 1));
         if (data_ == nullptr) throw std::bad_alloc();
+        if (mapped && large_table::populate_write(data_, bytes) != 0)
+            std::memset(data_, 0, bytes);
     }
     ~ZeroedBlock() { release(); }
     ZeroedBlock(ZeroedBlock&& other) noexcept { swap(other); }

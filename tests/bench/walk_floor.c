@@ -14,8 +14,9 @@
  *               per node and a target id column per edge: the design of
  *               refscope's walker without its prefetching. The table is the
  *               probe's (probe/src/address_map.h): 12-byte slots, sized for
- *               2.5 nodes per tracked object at 70 % load, zero as the kernel
- *               maps it, on transparent huge pages where the kernel allows.
+ *               2.5 nodes per tracked object at 70 % load, made present and
+ *               cleared by the kernel, on transparent huge pages where the
+ *               kernel allows.
  *   sorted()    no table: each referent's address recorded raw (8 bytes an
  *               edge), radix-sorted, de-duplicated, and the untracked ones'
  *               headers read in address order (type, refcount, size). The
@@ -159,8 +160,9 @@ static int visit_mapped(PyObject* op, void* arg) {
 }
 
 /* The probe's table (probe/src/large_table_allocator.h, ZeroedBlock): from
-   4 MiB its own 2 MiB-aligned mapping, advised for huge pages, zero as the
-   kernel hands it out (nothing writes the zeros again); smaller, calloc. */
+   4 MiB its own 2 MiB-aligned mapping, advised for huge pages and made
+   present at once by the kernel, which clears it (nothing writes the zeros
+   again); smaller, calloc. */
 static Slot* table_alloc(size_t slots, size_t* bytes) {
     const size_t huge = (size_t)2 << 20;
     size_t size = slots * sizeof(Slot);
@@ -175,6 +177,10 @@ static Slot* table_alloc(size_t slots, size_t* bytes) {
 #ifdef MADV_HUGEPAGE
     madvise(aligned, size, MADV_HUGEPAGE);
 #endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+    if (madvise(aligned, slots * sizeof(Slot), MADV_POPULATE_WRITE) != 0) memset(aligned, 0, slots * sizeof(Slot));
     *bytes = size;
     return (Slot*)aligned;
 }

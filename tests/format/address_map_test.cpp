@@ -6,6 +6,8 @@
 // MiB-aligned mapping, small ones from malloc, impossible sizes refused
 // with bad_alloc.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <limits>
@@ -97,6 +99,16 @@ TEST(ZeroedBlock, LargeAndSmallBlocksAreZeroAndOwnTheirMemory) {
         ZeroedBlock block(bytes);
         ASSERT_NE(block.data(), nullptr);
         EXPECT_EQ(block.size(), bytes);
+        if (bytes >= (size_t{4} << 20)) {
+            // Made present whole at once, before anything reads it (the map
+            // reads before it writes; see ZeroedBlock).
+            const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+            std::vector<unsigned char> resident((bytes + page - 1) / page);
+            ASSERT_EQ(::mincore(block.data(), bytes, resident.data()), 0);
+            size_t absent = 0;
+            for (unsigned char r : resident) absent += (r & 1) == 0;
+            EXPECT_EQ(absent, 0u) << bytes << " bytes";
+        }
         size_t nonzero = 0;
         for (size_t i = 0; i < bytes; ++i) nonzero += block.data()[i] != 0;
         EXPECT_EQ(nonzero, 0u) << bytes << " bytes";
