@@ -17,18 +17,17 @@
 // (< 2 MiB). Measured in docs/performance.md.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <new>
 #include <utility>
 
 #if defined(__linux__)
 #include <sys/mman.h>
-
-#include <cerrno>
-#include <cstring>
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  // Linux 5.14+; headers older than the kernel lack it
 #endif
