@@ -77,6 +77,25 @@ inline bool mapped(size_t) { return false; }
 inline int populate_write(void*, size_t) { return EINVAL; }
 #endif
 
+// The one way the tables get and give back memory: blocks of 4 MiB and
+// more mapped (zero as the kernel hands them out), smaller ones from malloc
+// (calloc when `zeroed`). Throws std::bad_alloc when the memory cannot be
+// had or `bytes` is beyond any block.
+inline void* allocate(size_t bytes, bool zeroed) {
+    if (bytes > std::numeric_limits<size_t>::max() - 4 * kHugePage) throw std::bad_alloc();
+    void* p = mapped(bytes) ? map(bytes)
+              : zeroed      ? std::calloc(bytes == 0 ? 1 : bytes, 1)
+                            : std::malloc(bytes == 0 ? 1 : bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+}
+inline void release(void* p, size_t bytes) noexcept {
+    if (mapped(bytes))
+        unmap(p, bytes);
+    else
+        std::free(p);
+}
+
 }  // namespace large_table
 
 // A block of zero bytes that owns its memory, for tables whose empty slots
@@ -94,12 +113,9 @@ class ZeroedBlock {
 public:
     ZeroedBlock() = default;
     // Throws std::bad_alloc when the memory cannot be had.
-    explicit ZeroedBlock(size_t bytes) : bytes_(bytes) {
-        if (bytes > std::numeric_limits<size_t>::max() - 4 * large_table::kHugePage) throw std::bad_alloc();
-        const bool mapped = large_table::mapped(bytes);
-        data_ = static_cast<unsigned char*>(mapped ? large_table::map(bytes) : std::calloc(bytes == 0 ? 1 : bytes, 1));
-        if (data_ == nullptr) throw std::bad_alloc();
-        if (mapped && large_table::populate_write(data_, bytes) != 0)
+    explicit ZeroedBlock(size_t bytes)
+        : data_(static_cast<unsigned char*>(large_table::allocate(bytes, /*zeroed=*/true))), bytes_(bytes) {
+        if (large_table::mapped(bytes) && large_table::populate_write(data_, bytes) != 0)
             std::memset(data_, 0, bytes);
     }
     ~ZeroedBlock() { release(); }
@@ -121,11 +137,7 @@ public:
 
 private:
     void release() {
-        if (data_ == nullptr) return;
-        if (large_table::mapped(bytes_))
-            large_table::unmap(data_, bytes_);
-        else
-            std::free(data_);
+        if (data_ != nullptr) large_table::release(data_, bytes_);
         data_ = nullptr;
     }
     unsigned char* data_ = nullptr;
@@ -141,18 +153,10 @@ struct LargeTableAllocator {
     LargeTableAllocator(const LargeTableAllocator<U>&) noexcept {}
 
     T* allocate(size_t n) {
-        if (n > (std::numeric_limits<size_t>::max() - 4 * large_table::kHugePage) / sizeof(T)) throw std::bad_alloc();
-        const size_t bytes = n * sizeof(T);
-        void* p = large_table::mapped(bytes) ? large_table::map(bytes) : std::malloc(bytes == 0 ? 1 : bytes);
-        if (p == nullptr) throw std::bad_alloc();
-        return static_cast<T*>(p);
+        if (n > std::numeric_limits<size_t>::max() / sizeof(T)) throw std::bad_alloc();
+        return static_cast<T*>(large_table::allocate(n * sizeof(T), /*zeroed=*/false));
     }
-    void deallocate(T* p, size_t n) noexcept {
-        if (large_table::mapped(n * sizeof(T)))
-            large_table::unmap(p, n * sizeof(T));
-        else
-            std::free(p);
-    }
+    void deallocate(T* p, size_t n) noexcept { large_table::release(p, n * sizeof(T)); }
 
     friend bool operator==(const LargeTableAllocator&, const LargeTableAllocator&) { return true; }
 };
