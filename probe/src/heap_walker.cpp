@@ -1,5 +1,5 @@
-// The walk loop, tp_traverse matching and refcount corrections (see
-// heap_walker.h for the overall order).
+// The walk loop, the start set, resolution of pending edges and refcount
+// corrections (see heap_walker.h for the overall order).
 #include "heap_walker.h"
 
 #include "cpython_internals.h"
@@ -57,7 +57,10 @@ uint32_t HeapWalker::node_for(PyObject* op) {
     bool inserted = false;
     uint32_t id = nodes_.insert(reinterpret_cast<uint64_t>(op), next, inserted);
     if (id == kExcluded) return kNoNode;
-    if (inserted) snapshot_.add_node(reinterpret_cast<uint64_t>(op), 0, 0, 0, 0, 0);
+    // Only the address now: process() appends the node's other columns when
+    // it reaches it, and finish_previews() the preview column (writing zeros
+    // here that process() overwrote cost a store per column per node).
+    if (inserted) snapshot_.node_address.push_back(reinterpret_cast<uint64_t>(op));
     return id;
 }
 
@@ -178,14 +181,13 @@ void HeapWalker::each_column(size_t nodes, size_t edges, Act&& act) {
     act(s.node_size, nodes);
     act(s.node_refcount, nodes);
     act(s.node_flags, nodes);
-    act(s.node_preview, nodes);
     act(s.edge_first, nodes + 1);
     act(s.edge_target, edges);
     act(s.edge_kind, edges);
     act(s.edge_flags, edges);
     act(s.edge_label, edges);
-    act(preview_end_, nodes);
-    act(preview_arena_, nodes * 8);
+    act(previews_.text(), nodes * 8);
+    act(previews_.lengths(), nodes);
 }
 
 size_t HeapWalker::column_bytes(size_t nodes, size_t edges) {
@@ -310,23 +312,23 @@ void HeapWalker::finish_previews() {
     // Every non-empty preview may be a new string: reserve for all of them
     // and all their text (a reservation is address space until written; the
     // table's doublings would copy it and hold both copies).
-    const std::string_view arena(preview_arena_);
-    const size_t count = preview_end_.size();
-    const auto text_of = [&](size_t id) {
-        const uint32_t begin = id == 0 ? 0 : preview_end_[id - 1];
-        return arena.substr(begin, preview_end_[id] - begin);
-    };
+    const size_t count = previews_.count();
     size_t texts = 0;
-    for (size_t id = 0; id < count; ++id) texts += !text_of(id).empty();
-    interner_.reserve(texts, arena.size());
+    PreviewArena::Reader counter(previews_);
+    for (size_t id = 0; id < count; ++id) texts += !counter.next().empty();
+    interner_.reserve(texts, previews_.text_bytes());
+    // The column is made here, after the walk's maps are freed, so it adds
+    // nothing to the walk's peak.
+    snapshot_.node_preview.reserve(count);
     // Each look-up is a cache miss in a table of a million slots: the
     // preview kAhead places on is hashed and its slot fetched early, its
     // hash kept in a ring until its turn (half of the interning's time
     // before, on the benchmark heap).
     constexpr size_t kAhead = 16;
     uint32_t ahead[kAhead] = {};  // 0 for an empty preview, never read
+    PreviewArena::Reader front(previews_), back(previews_);
     const auto fetch = [&](size_t id) {
-        const std::string_view text = text_of(id);
+        const std::string_view text = front.next();
         if (text.empty()) return;  // most nodes: no preview, nothing to look up
         const uint32_t h = StringInterner::hash(text);
         interner_.prefetch(h);
@@ -334,13 +336,12 @@ void HeapWalker::finish_previews() {
     };
     for (size_t id = 0; id < std::min(count, kAhead); ++id) fetch(id);
     for (size_t id = 0; id < count; ++id) {
-        const std::string_view text = text_of(id);
+        const std::string_view text = back.next();
         const uint32_t h = ahead[id % kAhead];
         if (id + kAhead < count) fetch(id + kAhead);
-        snapshot_.node_preview[id] = text.empty() ? 0 : interner_.intern(text, h);
+        snapshot_.node_preview.push_back(text.empty() ? 0 : interner_.intern(text, h));
     }
-    std::string().swap(preview_arena_);
-    std::vector<uint32_t>().swap(preview_end_);
+    previews_.release();
     // Nothing is interned after this: give its table back before encoding.
     interner_.release();
 }
@@ -401,9 +402,10 @@ void HeapWalker::process(uint32_t id) {
     // loading them now (type and refcount are read first).
     if (id + 8 < snapshot_.node_address.size())
         __builtin_prefetch(reinterpret_cast<const void*>(snapshot_.node_address[id + 8]));
-    // Native nodes are created flagged (a Python node's flags are 0 until now).
-    if (snapshot_.node_flags[id] & format::kNodeNative) {
-        process_native(id);
+    // Nodes are processed once each, in id order: each appends its columns.
+    if (snapshot_.node_flags.size() != id) throw std::logic_error("heap walker: nodes processed out of order");
+    if (next_native_ < natives_.size() && natives_[next_native_].node == id) {
+        process_native(natives_[next_native_++]);
         return;
     }
     auto* op = reinterpret_cast<PyObject*>(snapshot_.node_address[id]);
@@ -424,14 +426,12 @@ void HeapWalker::process(uint32_t id) {
         else if (heap_type_made_by_c(reinterpret_cast<PyTypeObject*>(op)))
             flags |= format::kNodeExtensionType;
     }
-    snapshot_.node_flags[id] = flags;
-    snapshot_.node_type[id] = type_id;
-    snapshot_.node_size[id] = shallow_size(op, facts);
-    snapshot_.node_refcount[id] = static_cast<int64_t>(Py_REFCNT(op));
+    const uint64_t size = shallow_size(op, facts);
+    append_node_columns(type_id, size, static_cast<int64_t>(Py_REFCNT(op)), flags);
     if (Py_REFCNT(op) == 0) dead_nodes_ = true;
     static_holder_ = compat::is_static_holder(op);
-    preview_text(op, facts, preview_arena_);
-    preview_end_.push_back(static_cast<uint32_t>(preview_arena_.size()));
+    preview_text(op, facts, previews_.open());
+    previews_.close();
 
     add_singleton_root_if_any(*this, op, facts);
 
@@ -442,28 +442,12 @@ void HeapWalker::process(uint32_t id) {
     if (!collector.complete && tp->tp_traverse != nullptr && is_gc)
         tp->tp_traverse(op, &HeapWalker::collect_referent, this);
     if (facts.describers != 0)
-        describe_->describe_instance(op, id, snapshot_.node_size[id], facts.describers, collector);
+        describe_->describe_instance(op, id, size, facts.describers, collector);
     // A dead object's memory (a free list's) and a statically allocated
     // holder's borrowed pointers are not references.
     if (facts.scan_words && Py_REFCNT(op) > 0 && !static_holder_) scan_words(op, tp, facts, collector);
     emit_edges(collector, facts.reports_link_types);
     pending_end_[id % kResolveLag] = pending_.size();
-}
-
-// Once per edge. Flattened: GCC otherwise keeps the pending buffer's
-// push_back out of line (its growth path makes it large) and passes every
-// edge to it through memory (docs/performance.md, "Two calls per edge
-// inlined").
-[[gnu::flatten]] void HeapWalker::pend(PyObject* target, PyObject* label_object, uint32_t label,
-                                       EdgeKind kind, uint8_t flags) {
-    nodes_.prefetch(reinterpret_cast<uint64_t>(target));
-    if (label_object != nullptr) nodes_.prefetch(reinterpret_cast<uint64_t>(label_object));
-    pending_.push_back({target, label_object, label, static_cast<uint8_t>(kind), flags, 0});
-}
-
-void HeapWalker::pend_node(uint32_t node, uint32_t label, uint8_t flags) {
-    pending_.push_back({reinterpret_cast<PyObject*>(static_cast<uintptr_t>(node)), nullptr, label,
-                        static_cast<uint8_t>(EdgeKind::Native), flags, 1});
 }
 
 void HeapWalker::resolve(uint32_t source) {
@@ -491,110 +475,6 @@ void HeapWalker::compact_pending(uint32_t resolved, uint32_t front) {
     pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(head));
     for (uint32_t n = resolved; n < front; ++n) pending_end_[n % kResolveLag] -= head;
     pending_head_ = 0;
-}
-
-// ------------------------------------------------------------- matching
-
-// Finds an unconsumed tp_traverse entry equal to `target` and consumes it.
-// Labellers usually propose edges in tp_traverse's own order, so a cursor
-// with a short look-ahead finds most matches in O(1); otherwise the entries
-// are sorted once (O(k log k)) and each pointer keeps a cursor into its run
-// of equal entries, so k look-ups cost O(k log k) in total, never O(k^2).
-bool HeapWalker::consume_match(PyObject* target) {
-    size_t n = refs_.size();
-    while (cursor_ < n && consumed_[cursor_]) ++cursor_;
-    for (size_t j = cursor_; j < n && j < cursor_ + 3; ++j) {
-        if (!consumed_[j] && refs_[j] == target) {
-            consumed_[j] = 1;
-            if (j == cursor_) ++cursor_;
-            return true;
-        }
-    }
-    if (n <= 8) {
-        for (size_t j = 0; j < n; ++j)
-            if (!consumed_[j] && refs_[j] == target) {
-                consumed_[j] = 1;
-                return true;
-            }
-        return false;
-    }
-    if (!sorted_ready_) {
-        sorted_.resize(n);
-        for (size_t j = 0; j < n; ++j) sorted_[j] = static_cast<uint32_t>(j);
-        std::sort(sorted_.begin(), sorted_.end(), [this](uint32_t a, uint32_t b) {
-            return refs_[a] != refs_[b] ? refs_[a] < refs_[b] : a < b;
-        });
-        group_next_.assign(n, 0);
-        for (size_t p = 0; p < n; ++p) group_next_[p] = static_cast<uint32_t>(p);
-        sorted_ready_ = true;
-    }
-    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), target,
-                               [this](uint32_t a, PyObject* t) { return refs_[a] < t; });
-    if (it == sorted_.end() || refs_[*it] != target) return false;
-    size_t group = static_cast<size_t>(it - sorted_.begin());
-    size_t p = group_next_[group];
-    while (p < n && refs_[sorted_[p]] == target && consumed_[sorted_[p]]) ++p;
-    if (p < n && refs_[sorted_[p]] == target) {
-        consumed_[sorted_[p]] = 1;
-        group_next_[group] = static_cast<uint32_t>(p + 1);
-        return true;
-    }
-    group_next_[group] = static_cast<uint32_t>(p);
-    return false;
-}
-
-void HeapWalker::emit_edges(EdgeCollector& collector, bool reports_link_types) {
-    consumed_.assign(refs_.size(), 0);
-    sorted_ready_ = false;
-    cursor_ = 0;
-    auto emit = [&](const EdgeCandidate& c, uint8_t flags) {
-        pend(c.target, c.label_object, c.label, c.kind, adjust_ownership(c.target, flags));
-    };
-    constexpr uint8_t kOwnedVisible = format::kEdgeOwned | format::kEdgeGcVisible;
-    // Pass 1: edges that exist only if tp_traverse reports them. They go
-    // first so that an optional candidate (pass 2) can never steal the
-    // traverse entry a required one needs.
-    for (const EdgeCandidate& c : collector.candidates) {
-        if (c.mode == EdgeMode::Traversed && consume_match(c.target)) emit(c, kOwnedVisible);
-        if (c.mode == EdgeMode::TraversedBorrowed && consume_match(c.target)) emit(c, format::kEdgeGcVisible);
-        if (c.mode == EdgeMode::ReportedForOther) consume_match(c.target);
-        if (c.mode == EdgeMode::OwnedIfTraversed) emit(c, consume_match(c.target) ? kOwnedVisible : 0);
-    }
-    cursor_ = 0;
-    for (const EdgeCandidate& c : collector.candidates) {
-        switch (c.mode) {
-        case EdgeMode::Traversed:
-        case EdgeMode::TraversedBorrowed:
-        case EdgeMode::ReportedForOther:
-        case EdgeMode::OwnedIfTraversed: break;
-        case EdgeMode::Owned:
-            emit(c, consume_match(c.target) ? kOwnedVisible : format::kEdgeOwned);
-            break;
-        case EdgeMode::OwnedUntraversed: emit(c, format::kEdgeOwned); break;
-        case EdgeMode::OwnedVisible: emit(c, kOwnedVisible); break;
-        case EdgeMode::NotOwned: emit(c, 0); break;
-        case EdgeMode::Borrowed: emit(c, consume_match(c.target) ? format::kEdgeGcVisible : 0); break;
-        case EdgeMode::Inferred: emit(c, format::kEdgeInferred); break;
-        }
-    }
-    // Described edges: a native node's reference to a Python object is
-    // visible to the collector only if this object's tp_traverse reports it.
-    for (uint32_t index : collector.native_matches) {
-        NativeEdge& e = native_edges_[index];
-        if ((e.flags & format::kEdgeOwned) && consume_match(e.object)) e.flags |= format::kEdgeGcVisible;
-    }
-    for (const EdgeCollector::NodeEdge& e : collector.node_edges) pend_node(e.node, e.label, e.flags);
-    if (collector.complete) return;
-    uint32_t position = 0;
-    // deque items are left over in index order (label_deque).
-    bool positional = collector.leftover_kind == EdgeKind::Reference || collector.leftover_kind == EdgeKind::Index;
-    link_types_.clear();
-    for (size_t j = 0; j < refs_.size(); ++j) {
-        if (consumed_[j]) continue;
-        uint8_t flags = kOwnedVisible;
-        if (reports_link_types && is_repeated_link_type(refs_[j])) flags = format::kEdgeGcVisible;
-        pend(refs_[j], nullptr, positional ? position++ : 0, collector.leftover_kind, adjust_ownership(refs_[j], flags));
-    }
 }
 
 }  // namespace refscope::probe

@@ -30,6 +30,7 @@
 #include "address_map.h"
 #include "column_prefault.h"
 #include "object_kinds.h"
+#include "preview_arena.h"
 #include "refscope/snapshot.h"
 #include "string_interner.h"
 
@@ -221,6 +222,11 @@ private:
         uint32_t node;
         uint32_t library;   // string id
         uint32_t reporter;  // see native_node()
+        // The node's columns, appended when the walk reaches it (process()).
+        uint32_t type;
+        uint32_t preview;   // string id
+        uint64_t size;
+        int64_t refcount;
         uint32_t first_edge = kNoEdgeIndex;
         uint32_t last_edge = kNoEdgeIndex;
         uint32_t in_edges = 0;
@@ -257,7 +263,15 @@ private:
     bool consume_match(PyObject* target);
     void apply_adjustments();
     void push_root(uint32_t node, format::RootKind kind, uint32_t thread, uint32_t label, uint32_t count);
-    void process_native(uint32_t id);
+    void process_native(const NativeRecord& record);
+    // Appends a node's columns but its address (appended when the node is
+    // made, node_for) and its preview (finish_previews()).
+    void append_node_columns(uint32_t type, uint64_t size, int64_t refcount, uint8_t flags) {
+        snapshot_.node_type.push_back(type);
+        snapshot_.node_size.push_back(size);
+        snapshot_.node_refcount.push_back(refcount);
+        snapshot_.node_flags.push_back(flags);
+    }
     uint32_t link_native_edge(uint32_t from, const NativeEdge& edge);
     void pend_node(uint32_t node, uint32_t label, uint8_t flags);
     void add_native_holder_roots();
@@ -284,10 +298,9 @@ private:
     size_t start_list_nodes_ = 0;      // nodes [0, n) are its items
     size_t start_set_nodes_ = 0;       // nodes [0, n) are the GC-tracked objects
 
-    // Preview texts, copied during the walk and interned after it:
-    // node i's text is preview_arena_[preview_end_[i-1], preview_end_[i]).
-    std::string preview_arena_;
-    std::vector<uint32_t> preview_end_;
+    // Preview texts, copied during the walk and interned after it (one
+    // entry per processed node, in node order).
+    PreviewArena previews_;
     // literal(): pointer -> string id, open addressing, 0 = empty.
     std::vector<std::pair<const char*, uint32_t>> literals_;
 
@@ -323,6 +336,7 @@ private:
 
     std::unique_ptr<DescribeSession> describe_;
     std::vector<NativeRecord> natives_;          // in node id order
+    size_t next_native_ = 0;                     // the first one process() has not reached
     std::vector<NativeEdge> native_edges_;
     std::unordered_map<NativeKey, uint32_t, NativeKeyHash> native_index_;  // -> natives_ index
     std::unordered_map<uint64_t, uint32_t> native_types_;  // type name string id -> type id

@@ -81,7 +81,7 @@ void HeapWalker::scan_words(PyObject* op, PyTypeObject* tp, const TypeFacts& fac
         // Not found, or an object the probe made (the map keeps those with an
         // id past every node's).
         const uint32_t node = nodes_.find(word);
-        if (node >= snapshot_.node_flags.size()) continue;
+        if (node >= snapshot_.node_address.size()) continue;
         collector.add(reinterpret_cast<PyObject*>(word), format::EdgeKind::Native, word_label(offset),
                       EdgeMode::Inferred);
         ++inferred_edges_;

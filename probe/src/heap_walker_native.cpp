@@ -41,23 +41,35 @@ uint32_t HeapWalker::native_node(uint32_t type, uint64_t address, uint64_t size,
         return r.node;
     }
     created = writable = true;
-    const uint32_t node = snapshot_.add_node(address, type, size, refcount, format::kNodeNative, preview);
+    // Its other columns wait in its record until the walk reaches it (as a
+    // Python object's wait for process()).
+    const auto node = static_cast<uint32_t>(snapshot_.node_address.size());
+    snapshot_.node_address.push_back(address);
     NativeRecord record;
     record.node = node;
     record.library = library;
     record.reporter = reporter;
+    record.type = type;
+    record.preview = preview;
+    record.size = size;
+    record.refcount = refcount;
     native_index_.emplace(key, static_cast<uint32_t>(natives_.size()));
     natives_.push_back(record);
     return node;
 }
 
 namespace {
+// The record of native node `node`, or nullptr if it is not native.
 template <typename Records>
-auto& record_of(Records& natives, uint32_t node) {
+auto* find_record(Records& natives, uint32_t node) {
     // Native nodes are appended in node id order: binary search.
     auto it = std::lower_bound(natives.begin(), natives.end(), node,
                                [](const auto& r, uint32_t n) { return r.node < n; });
-    return *it;
+    return it != natives.end() && it->node == node ? &*it : nullptr;
+}
+template <typename Records>
+auto& record_of(Records& natives, uint32_t node) {
+    return *find_record(natives, node);
 }
 }  // namespace
 
@@ -89,14 +101,16 @@ void HeapWalker::note_native_in_edge(uint32_t node, bool owned) {
 
 void HeapWalker::add_node_root(uint32_t node, format::RootKind kind, uint32_t label, uint32_t count) {
     push_root(node, kind, kNoNode, label, count);
-    if (snapshot_.node_flags[node] & format::kNodeNative) record_of(natives_, node).rooted = true;
+    // The node may not be processed yet (its flags may not exist): whether
+    // it is native is whether it has a record.
+    if (NativeRecord* record = find_record(natives_, node)) record->rooted = true;
 }
 
-void HeapWalker::process_native(uint32_t id) {
-    const NativeRecord& r = record_of(natives_, id);
-    const uint32_t preview = snapshot_.node_preview[id];
-    if (preview != 0) preview_arena_.append(snapshot_.strings.view(preview));
-    preview_end_.push_back(static_cast<uint32_t>(preview_arena_.size()));
+void HeapWalker::process_native(const NativeRecord& r) {
+    const uint32_t id = r.node;
+    append_node_columns(r.type, r.size, r.refcount, format::kNodeNative);
+    // Interned again with every other preview (finish_previews()): the same id.
+    previews_.add(snapshot_.strings.view(r.preview));
     for (uint32_t e = r.first_edge; e != kNoEdgeIndex; e = native_edges_[e].next) {
         const NativeEdge& edge = native_edges_[e];
         if (edge.object != nullptr) pend(edge.object, nullptr, edge.label, EdgeKind::Native, edge.flags);

@@ -129,9 +129,14 @@ public:
     Wide operator[](size_t i) const { return get(i); }
     Reference operator[](size_t i) { return Reference(*this, i); }
 
+    // The common case (the value fits) is one store: the probe appends to
+    // three such columns per node while it holds the GIL.
     void push_back(Wide v) {
-        narrow_.push_back(0);
-        set(narrow_.size() - 1, v);
+        if (fits(v)) [[likely]] {
+            narrow_.push_back(static_cast<Narrow>(v));
+            return;
+        }
+        push_back_aside(v);
     }
     void pop_back() { resize(size() - 1); }
     // New entries are 0; entries cut off take their stored-aside values along.
@@ -164,6 +169,18 @@ public:
     }
 
 private:
+    // Out of line, so that push_back stays small enough to inline.
+    [[gnu::noinline]] void push_back_aside(Wide v) {
+        const size_t i = narrow_.size();
+        overflow_[i] = v;  // first: if this throws, the column is unchanged
+        try {
+            narrow_.push_back(kEscape);
+        } catch (...) {
+            overflow_.erase(i);
+            throw;
+        }
+    }
+
     std::vector<Narrow> narrow_;
     std::unordered_map<size_t, Wide> overflow_;  // index -> value, where narrow_[index] == kEscape
 };

@@ -1,0 +1,73 @@
+// The preview texts the walk copies while the GIL is held, one entry per
+// processed node in node order, read back in the same order when they are
+// interned after the GIL is released (HeapWalker::finish_previews).
+//
+// Layout (in memory only, never written to a file): the texts one after the
+// other in one byte string, and each entry's length in bytes in a column of
+// one byte per entry (NarrowColumn<uint32_t, uint8_t>: a length of 255 or
+// more, rare as previews are cut at 200 characters, is kept aside). An
+// entry's text begins where the previous one's ends. A node without a
+// preview costs one byte, where a 4-byte end offset per node cost four
+// before 2026-11-29 (docs/probe.md, "Previews copied, interned later").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "refscope/narrow_column.h"
+
+namespace refscope::probe {
+
+class PreviewArena {
+public:
+    using Lengths = NarrowColumn<uint32_t, uint8_t>;
+
+    // Starts the next node's entry: append its text (possibly none) to the
+    // string returned, then call close().
+    std::string& open() {
+        start_ = text_.size();
+        return text_;
+    }
+    void close() { lengths_.push_back(static_cast<uint32_t>(text_.size() - start_)); }
+    void add(std::string_view text) {
+        open().append(text);
+        close();
+    }
+
+    size_t count() const { return lengths_.size(); }      // entries
+    size_t text_bytes() const { return text_.size(); }    // all texts together
+    // The two blocks, for reserving and pre-faulting them.
+    std::string& text() { return text_; }
+    Lengths& lengths() { return lengths_; }
+    void release() {
+        std::string().swap(text_);
+        lengths_ = Lengths();
+    }
+
+    // Reads the entries back in order.
+    class Reader {
+    public:
+        explicit Reader(const PreviewArena& arena) : arena_(arena) {}
+        // The next entry's text; call at most count() times.
+        std::string_view next() {
+            const size_t length = arena_.lengths_.get(index_++);
+            const std::string_view text = std::string_view(arena_.text_).substr(at_, length);
+            at_ += length;
+            return text;
+        }
+
+    private:
+        const PreviewArena& arena_;
+        size_t index_ = 0;
+        size_t at_ = 0;
+    };
+
+private:
+    std::string text_;
+    Lengths lengths_;
+    size_t start_ = 0;
+};
+
+}  // namespace refscope::probe
