@@ -50,7 +50,7 @@ struct ColumnBlock {
 class ColumnPrefault {
 public:
     static constexpr size_t kAheadElements = 16384;
-    static constexpr size_t kMaxColumns = 16;  // the walk has 13 (HeapWalker::each_column)
+    static constexpr size_t kMaxColumns = 16;  // the walk has 12 (HeapWalker::each_column)
 
     // Populates the column's next kAheadElements elements if fewer than
     // half of them are present past its end. `column` numbers the column

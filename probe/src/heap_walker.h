@@ -3,14 +3,16 @@
 // Order of work (heap_walker.cpp):
 //   1. start set: every GC-tracked object, then the roots (interpreter state,
 //      thread stacks: roots_interpreter.cpp, roots_threads.cpp);
-//   2. breadth-first over node ids: node i is processed once, which fills its
-//      columns (type, size, refcount, flags, preview text) and matches its
+//   2. breadth-first over node ids: node i is processed once, in id order,
+//      which appends its type, size, refcount and flags (its address was
+//      appended when it was found), copies its preview text and matches its
 //      out-edges; the edges' targets are resolved to node ids a few dozen
 //      nodes later, in node order (a software pipeline that hides the node
 //      map's cache misses), so edges come out grouped by source as
 //      snapshot.h requires; every target not yet seen becomes a new node;
 //   3. refcount corrections for the probe's own references;
-//   4. (GIL released) finish_previews() interns the preview texts.
+//   4. (GIL released) finish_previews() interns the preview texts into the
+//      snapshot's preview column, made only then.
 //
 // Edges: tp_traverse decides which references exist. Labellers
 // (edge_labels_*.cpp) propose labelled candidates; each candidate says how it
