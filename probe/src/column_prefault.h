@@ -7,7 +7,7 @@
 // page faults, each a trap into the kernel taken while the GIL is held.
 // MADV_POPULATE_WRITE (Linux 5.14+) makes a whole stretch present in one
 // call without the traps: the same pages, the same zeroing, 8-12 % of the
-// walk less on this machine (docs/performance.md, "Column pages made
+// walk less on this machine (docs/performance-probe-cuts.md, "Column pages made
 // present ahead of the walk's writes").
 //
 // Only kAheadElements elements past a column's current end are populated,

@@ -5,6 +5,7 @@
 #include "cpython_internals.h"
 
 #include <algorithm>
+#include <bitset>
 #include <new>
 #include <stdexcept>
 
@@ -18,6 +19,21 @@ namespace refscope::probe {
 using format::EdgeKind;
 
 namespace {
+
+// N where `text` is "len N" (a container's preview, value_previews.cpp) and
+// N < 4096, else -1.
+int small_length_shown(std::string_view text) {
+    // No leading zeros: "len 07" is another text than "len 7" (a str's).
+    if (text.size() < 5 || text.size() > 8 || text.compare(0, 4, "len ") != 0) return -1;
+    if (text[4] == '0' && text.size() > 5) return -1;
+    int n = 0;
+    for (const char c : text.substr(4)) {
+        if (c < '0' || c > '9') return -1;
+        n = n * 10 + (c - '0');
+    }
+    return n < 4096 ? n : -1;
+}
+
 constexpr uint32_t kExcluded = 0xFFFFFFFEu;  // node map value for probe-owned objects
 }
 
@@ -311,11 +327,24 @@ void HeapWalker::walk() {
 void HeapWalker::finish_previews() {
     // Every non-empty preview may be a new string: reserve for all of them
     // and all their text (a reservation is address space until written; the
-    // table's doublings would copy it and hold both copies).
+    // table's doublings would copy it and hold both copies). Except that
+    // "len N" repeats: most small containers show one of a few lengths, so
+    // each "len N" under 4096 is counted once (a third of the benchmark
+    // heap's previews; the de-duplication table is most of the snapshot's
+    // second memory peak, docs/performance-probe-cuts.md).
     const size_t count = previews_.count();
     size_t texts = 0;
+    std::bitset<4096> lengths_seen;
     PreviewArena::Reader counter(previews_);
-    for (size_t id = 0; id < count; ++id) texts += !counter.next().empty();
+    for (size_t id = 0; id < count; ++id) {
+        const std::string_view text = counter.next();
+        if (text.empty()) continue;
+        if (const int length = small_length_shown(text); length >= 0) {
+            if (lengths_seen.test(static_cast<size_t>(length))) continue;
+            lengths_seen.set(static_cast<size_t>(length));
+        }
+        ++texts;
+    }
     interner_.reserve(texts, previews_.text_bytes());
     // The column is made here, after the walk's maps are freed, so it adds
     // nothing to the walk's peak.

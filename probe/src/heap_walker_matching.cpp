@@ -12,7 +12,7 @@ using format::EdgeKind;
 
 // Once per edge. Flattened: GCC otherwise keeps the pending buffer's
 // push_back out of line (its growth path makes it large) and passes every
-// edge to it through memory (docs/performance.md, "Two calls per edge
+// edge to it through memory (docs/performance-probe-cuts.md, "Two calls per edge
 // inlined").
 [[gnu::flatten]] void HeapWalker::pend(PyObject* target, PyObject* label_object, uint32_t label,
                                        EdgeKind kind, uint8_t flags) {

@@ -14,7 +14,7 @@
 // huge pages to the host process's own later allocations. The tables are
 // made present whole when allocated (empty slots are zeros); what huge
 // pages can cost beyond 4 KiB pages is the unused tail of the last one
-// (< 2 MiB). Measured in docs/performance.md.
+// (< 2 MiB). Measured in docs/performance-probe-cuts.md.
 #pragma once
 
 #include <cerrno>

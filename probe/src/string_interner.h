@@ -41,10 +41,14 @@ public:
     // Makes room for `more` new strings of about `bytes` bytes of text at
     // once: one table of the final size instead of doublings, each of which
     // rehashes every slot and holds the old and the new table together. The
-    // size is what 70 % full needs, not the next power of two (which could
-    // cost twice that: 8 MB more for the 0.75M previews of a 1.1M-object heap).
+    // size is what 60 % full needs, not the next power of two (which could
+    // cost twice that: 8 MB more for the 0.75M previews of a 1.1M-object
+    // heap). Not 70 %, where grow() starts: with linear probing an insert
+    // looks at ~6 slots there against ~3.6 at 60 %, and a table sized for
+    // about as many strings as it gets fills that far (measured:
+    // docs/performance-probe-cuts.md, "Sizes in 16 bits, refcounts in 8").
     void reserve(size_t more, size_t bytes) {
-        const size_t want = (count_ + more) * 10 / 7 + 1;
+        const size_t want = (count_ + more) * 5 / 3 + 1;
         if (want > slots_.size()) rehash(want);
         table_.reserve(more, bytes);
     }
@@ -58,6 +62,7 @@ public:
     }
 
     void prefetch(uint32_t h) const { prefetch_line(&slots_[home(h)]); }
+    size_t slots() const { return slots_.size(); }  // the table's size, for tests
 
     static uint32_t hash(std::string_view text) {
         uint64_t h = 1469598103934665603ull;  // FNV-1a, 64-bit, folded

@@ -1,7 +1,8 @@
-// NarrowColumn (core/include/refscope/narrow_column.h): the snapshot's sizes
-// and refcounts in 32 bits, with the values that do not fit kept aside. Every
-// value must read back exactly whatever its width, through every way of
-// writing it, and through the file.
+// NarrowColumn (core/include/refscope/narrow_column.h): 64-bit values in a
+// narrower integer, with the values that do not fit kept aside. Every value
+// must read back exactly whatever its width, through every way of writing
+// it, and through the file. The class is tested at 32 bits, then at the
+// snapshot's own widths (sizes 16 bits, refcounts 8).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -116,6 +117,32 @@ TEST(NarrowColumn, WideValuesSurviveTheFile) {
         EXPECT_EQ(back.node_refcount[0], kImmortal312);
         EXPECT_EQ(back.node_refcount[3], kInt32Min);
         EXPECT_EQ(back.node_size[1], 5ull << 32);
+    }
+}
+
+// The snapshot's own columns: every value either side of the 16-bit size
+// and 8-bit refcount boundaries, and the escapes themselves, reads back in
+// memory and through the file; only the values that do not fit are aside.
+TEST(NarrowColumn, TheSnapshotsWidthsKeepAsideOnlyWhatDoesNotFit) {
+    const std::vector<int64_t> refcounts = {0, 1, 126, 127, 128, -126, -127, -128, -129, 255, 256, kImmortal312};
+    const std::vector<uint64_t> sizes = {0, 16, 65533, 65534, 65535, 65536, 1ull << 20, kUint32Max + 1};
+    for (const bool compress : {false, true}) {
+        Snapshot s = make_small_snapshot();
+        ASSERT_GE(s.node_count(), refcounts.size());
+        for (size_t i = 0; i < s.node_count(); ++i) {
+            s.node_refcount[i] = i < refcounts.size() ? refcounts[i] : 1;
+            s.node_size[i] = i < sizes.size() ? sizes[i] : 32;
+        }
+        // Refcounts: 128, -128 (the escape), -129, 255, 256 and the immortal one.
+        EXPECT_EQ(s.node_refcount.overflow_count(), 6u);
+        // Sizes: 65535 (the escape) and everything above.
+        EXPECT_EQ(s.node_size.overflow_count(), 4u);
+        const std::vector<uint8_t> bytes = format::encode_snapshot(s, format::WriteOptions{compress, 3});
+        const Snapshot back = format::decode_snapshot(bytes.data(), bytes.size());
+        EXPECT_TRUE(same_snapshot(s, back)) << compress;
+        for (size_t i = 0; i < refcounts.size(); ++i) EXPECT_EQ(back.node_refcount[i], refcounts[i]) << i;
+        for (size_t i = 0; i < sizes.size(); ++i) EXPECT_EQ(back.node_size[i], sizes[i]) << i;
+        EXPECT_EQ(back.node_refcount.overflow_count(), 6u);
     }
 }
 

@@ -60,6 +60,27 @@ TEST(StringInterner, ReservedTablesOfAnySizeKeepOneIdPerText) {
     }
 }
 
+// reserve(n) sizes the table 60 % full for n more strings (the walk's
+// previews: a fuller table with linear probing slows every insert), and n
+// strings then fit without the table growing; it grows only past 70 %.
+TEST(StringInterner, AReservedTableIsSixtyPerCentFullAndDoesNotGrow) {
+    StringTable table;
+    StringInterner interner(table);
+    interner.intern("before");
+    interner.reserve(60000, 600000);
+    const size_t reserved = interner.slots();
+    EXPECT_EQ(reserved, 60001u * 5 / 3 + 1);
+    for (size_t i = 0; i < 60000; ++i) interner.intern("reserved " + std::to_string(i));
+    EXPECT_EQ(interner.slots(), reserved);
+    // Up to 70 % of the same table still fits; one more string past that grows it.
+    const size_t room = reserved * 7 / 10 - 60001;
+    for (size_t i = 0; i < room; ++i) interner.intern("room " + std::to_string(i));
+    EXPECT_EQ(interner.slots(), reserved);
+    interner.intern("one more");
+    interner.intern("and another");
+    EXPECT_EQ(interner.slots(), reserved * 2);
+}
+
 TEST(StringInterner, AfterReleaseTextsAreAddedAgain) {
     StringTable table;
     StringInterner interner(table);

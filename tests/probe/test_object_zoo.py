@@ -234,8 +234,28 @@ class PreviewTest(unittest.TestCase):
         self.assertNotEqual(other["preview_id"], a["preview_id"])
         self.assertEqual(empty["preview_id"], 0)
 
+    def test_numbers_and_lengths_read_as_the_text_they_show(self):
+        # Numbers as decimal ("big int" past 64 bits), containers as "len N",
+        # a str with control characters as it is; equal texts are one
+        # string whatever kind of object showed them.
+        _report, nodes = walk(*[id(o) for o in NUMBER_PREVIEWS])
+        self.assertEqual([n["preview"] for n in nodes],
+                         [str(INT_VALUE), str(NEGATIVE_INT), "big int", INT_TEXT,
+                          "len 3", "len 3", "len 3", "len 3", "len 3", "len 0", CONTROL_TEXT])
+        # The int and the str with its text share one string, as do equal lengths.
+        self.assertEqual(nodes[0]["preview_id"], nodes[3]["preview_id"])
+        self.assertEqual(len({n["preview_id"] for n in nodes[4:9]}), 1)
+        self.assertNotEqual(nodes[9]["preview_id"], nodes[4]["preview_id"])
+
 
 LONG_PATH = "/" + "x" * 300
+INT_VALUE = 10 ** 12 + 7  # outside the small-int cache
+NEGATIVE_INT = -(10 ** 15) - 3
+BIG_INT = 10 ** 30
+INT_TEXT = str(INT_VALUE)
+CONTROL_TEXT = "\x01\x02 control characters first"
+NUMBER_PREVIEWS = [INT_VALUE, NEGATIVE_INT, BIG_INT, INT_TEXT, [1, 2, 3], (1, 2, [3]),
+                   {"a": 1, "b": 2, "c": 3}, {1, 2, 3}, bytearray(b"abc"), [], CONTROL_TEXT]
 SAME_A = float("2.25")
 SAME_B = float("2.5") - 0.25
 OTHER_FLOAT = float("2.5")

@@ -1,11 +1,14 @@
-// A column of 64-bit values kept in 32 bits each, for the snapshot's sizes
-// and refcounts: nearly every object's fits in 32 bits, and at 10 to 100
-// million objects the 4 bytes saved per value and column are memory the
-// probe takes from someone else's process and the analysis needs to fit a
-// large heap. The rare value that does not fit (an immortal object's
-// refcount, 2^32 - 1 on 3.12 and 3 * 2^30 on 3.14; a buffer over 4 GiB; a
-// negative refcount from a corrupt file) is stored aside, keyed by index,
-// and its 32-bit slot holds an escape value that says so.
+// A column of 64-bit values kept in a narrower integer each, for the
+// snapshot's sizes (16 bits) and refcounts (8 bits): nearly every object's
+// fits, and at 10 to 100 million objects the bytes saved per value are
+// memory the probe takes from someone else's process and the analysis needs
+// to fit a large heap. The rare value that does not fit (an immortal
+// object's refcount, 2^32 - 1 on 3.12 and 3 * 2^30 on 3.14; a shared
+// object's refcount past 127; an object of 64 KiB or more; a negative
+// refcount from a corrupt file) is stored aside, keyed by index, and its
+// narrow slot holds an escape value that says so. Each value aside costs
+// a hash-table entry (~40 bytes), so the narrow type is chosen where under
+// a few per cent of values need one (snapshot.h says what was measured).
 //
 // Reads return the 64-bit value; writes go through set() or the reference
 // proxy that `column[i] = v`, `+=` and `-=` use. On a non-const column
@@ -158,7 +161,7 @@ public:
     bool empty() const { return narrow_.empty(); }
     // For loops that know which entry they read a few steps ahead.
     void prefetch(size_t i) const { __builtin_prefetch(narrow_.data() + i); }
-    // How many values did not fit in 32 bits.
+    // How many values did not fit in the narrow type.
     size_t overflow_count() const { return overflow_.size(); }
 
     const_iterator begin() const { return const_iterator(this, 0); }
