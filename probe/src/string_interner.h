@@ -42,11 +42,12 @@ public:
     // once: one table of the final size instead of doublings, each of which
     // rehashes every slot and holds the old and the new table together. The
     // size is what 60 % full needs, not the next power of two (which could
-    // cost twice that: 8 MB more for the 0.75M previews of a 1.1M-object
-    // heap). Not 70 %, where grow() starts: with linear probing an insert
-    // looks at ~6 slots there against ~3.6 at 60 %, and a table sized for
-    // about as many strings as it gets fills that far (measured:
-    // docs/performance-probe-cuts.md, "Sizes in 16 bits, refcounts in 8").
+    // cost up to twice that). Not 70 %, where grow() starts: with linear
+    // probing an insert looks at ~6 slots there against ~3.6 at 60 %, and a
+    // table sized for about as many strings as it gets fills that far. On
+    // previews that are nearly all distinct this is ~17 % more table than
+    // 70 % was (measured: docs/performance-probe-cuts.md, "Sizes in 16
+    // bits, refcounts in 8").
     void reserve(size_t more, size_t bytes) {
         const size_t want = (count_ + more) * 5 / 3 + 1;
         if (want > slots_.size()) rehash(want);

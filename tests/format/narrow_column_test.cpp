@@ -143,6 +143,7 @@ TEST(NarrowColumn, TheSnapshotsWidthsKeepAsideOnlyWhatDoesNotFit) {
         for (size_t i = 0; i < refcounts.size(); ++i) EXPECT_EQ(back.node_refcount[i], refcounts[i]) << i;
         for (size_t i = 0; i < sizes.size(); ++i) EXPECT_EQ(back.node_size[i], sizes[i]) << i;
         EXPECT_EQ(back.node_refcount.overflow_count(), 6u);
+        EXPECT_EQ(back.node_size.overflow_count(), 4u);
     }
 }
 

@@ -4,7 +4,7 @@
 // memory the probe takes from someone else's process and the analysis needs
 // to fit a large heap. The rare value that does not fit (an immortal
 // object's refcount, 2^32 - 1 on 3.12 and 3 * 2^30 on 3.14; a shared
-// object's refcount past 127; an object of 64 KiB or more; a negative
+// object's refcount past 127; an object of 65535 bytes or more; a negative
 // refcount from a corrupt file) is stored aside, keyed by index, and its
 // narrow slot holds an escape value that says so. Each value aside costs
 // a hash-table entry (~40 bytes), so the narrow type is chosen where under

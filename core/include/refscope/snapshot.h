@@ -170,9 +170,11 @@ struct Snapshot {
     // Sizes in 16 bits and refcounts in 8, the rare wider value kept aside
     // (narrow_column.h): 13 bytes a node less than 64-bit columns in the
     // probe and the analysis. Measured on snapshots of real programs and the
-    // benchmark heaps: sizes of 64 KiB and more are 0.002 % of objects; a
-    // refcount outside ±127 is 1-3 %, nearly all of them immortal objects,
-    // whose refcount does not fit 32 bits either.
+    // benchmark heaps (docs/performance-probe-cuts.md): sizes of 65535 bytes
+    // and more are 0.001-0.002 % of objects; refcounts outside ±127 are
+    // 0.06 % on 3.9 and 3.10 and 0.8-8 % on 3.11 and later, nearly all of
+    // them static or immortal objects (refcounts of 10^9 and more; on 3.12
+    // and later past 32 bits, so kept aside before these columns narrowed).
     NarrowColumn<uint64_t, uint16_t> node_size;     // shallow bytes, computed in C
     NarrowColumn<int64_t, int8_t> node_refcount;    // ob_refcnt minus the probe's own references
     std::vector<uint8_t> node_flags;      // format::kNode* bits
