@@ -20,20 +20,6 @@ using format::EdgeKind;
 
 namespace {
 
-// N where `text` is "len N" (a container's preview, value_previews.cpp) and
-// N < 4096, else -1.
-int small_length_shown(std::string_view text) {
-    // No leading zeros: "len 07" is another text than "len 7" (a str's).
-    if (text.size() < 5 || text.size() > 8 || text.compare(0, 4, "len ") != 0) return -1;
-    if (text[4] == '0' && text.size() > 5) return -1;
-    int n = 0;
-    for (const char c : text.substr(4)) {
-        if (c < '0' || c > '9') return -1;
-        n = n * 10 + (c - '0');
-    }
-    return n < 4096 ? n : -1;
-}
-
 constexpr uint32_t kExcluded = 0xFFFFFFFEu;  // node map value for probe-owned objects
 }
 

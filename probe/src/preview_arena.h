@@ -12,14 +12,33 @@
 // 2026-11-29 (docs/probe.md, "Previews copied, interned later").
 #pragma once
 
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "refscope/narrow_column.h"
 
 namespace refscope::probe {
+
+// A container's preview is this and its length (value_previews.cpp).
+inline constexpr std::string_view kLengthPreview = "len ";
+
+// N where `text` is a container's preview "len N" and N < 4096, else -1:
+// the interner's sizing counts each such text once
+// (HeapWalker::finish_previews). No leading zeros: "len 07" is another text
+// than "len 7" (it can only be a str's).
+inline int small_length_shown(std::string_view text) {
+    if (!text.starts_with(kLengthPreview)) return -1;
+    const std::string_view digits = text.substr(kLengthPreview.size());
+    if (digits.empty() || digits.size() > 4 || (digits[0] == '0' && digits.size() > 1)) return -1;
+    unsigned n = 0;
+    const char* end = digits.data() + digits.size();
+    const auto [stop, error] = std::from_chars(digits.data(), end, n);
+    return error == std::errc() && stop == end && n < 4096 ? static_cast<int>(n) : -1;
+}
 
 class PreviewArena {
 public:

@@ -32,7 +32,7 @@ void append_number(std::string& out, long long v) {
 }
 
 void append_length(std::string& out, Py_ssize_t n) {
-    out += "len ";
+    out += kLengthPreview;
     append_number(out, n);
 }
 

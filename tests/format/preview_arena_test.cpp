@@ -74,5 +74,17 @@ TEST(PreviewArena, ReleaseEmptiesIt) {
     EXPECT_EQ(reader.next(), "again");
 }
 
+// The interner's sizing counts each "len N" under 4096 once: only texts
+// that are exactly a container's preview may be taken for one, or the
+// table could be sized for fewer strings than it gets.
+TEST(PreviewArena, OnlyAContainersLengthTextIsTakenForOne) {
+    EXPECT_EQ(probe::small_length_shown("len 0"), 0);
+    EXPECT_EQ(probe::small_length_shown("len 2"), 2);
+    EXPECT_EQ(probe::small_length_shown("len 4095"), 4095);
+    for (const char* text : {"len 4096", "len 10000", "len 07", "len 00", "len ", "len", "len 3x", "len -1",
+                             "len  3", "Len 3", "len 3 ", "", "x len 3"})
+        EXPECT_EQ(probe::small_length_shown(text), -1) << '"' << text << '"';
+}
+
 }  // namespace
 }  // namespace refscope::testing

@@ -6,9 +6,15 @@
 // object's refcount, 2^32 - 1 on 3.12 and 3 * 2^30 on 3.14; a shared
 // object's refcount past 127; an object of 65535 bytes or more; a negative
 // refcount from a corrupt file) is stored aside, keyed by index, and its
-// narrow slot holds an escape value that says so. Each value aside costs
-// a hash-table entry (~40 bytes), so the narrow type is chosen where under
-// a few per cent of values need one (snapshot.h says what was measured).
+// narrow slot holds an escape value that says so. The values aside are a
+// vector of (index, value) pairs sorted by index, 16 bytes each (a hash
+// table's entry cost ~45): appends (the probe's walk, the reader) add at
+// its end, a read of one is a binary search (a read in order through the
+// iterator is not), and a write that moves a
+// value between narrow and aside anywhere else shifts the pairs after it,
+// which only the probe's rare refcount corrections do. The narrow type is
+// chosen where a few per cent of values at most need one (snapshot.h says
+// what was measured).
 //
 // Reads return the 64-bit value; writes go through set() or the reference
 // proxy that `column[i] = v`, `+=` and `-=` use. On a non-const column
@@ -17,13 +23,14 @@
 // is part of snapshot.h, which the probe includes).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
 #include <limits>
+#include <stdexcept>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -76,7 +83,11 @@ public:
         size_t index_;
     };
 
-    // Reads in order, by value (for range-for and algorithms).
+    // Reads in order, by value (for range-for and algorithms). It keeps
+    // where in the values aside it found the last one, so that reading in
+    // order (the writer's columns) finds each at that place or the next
+    // instead of searching for it: 3.12's immortal refcounts are 8 % of
+    // the column.
     class const_iterator {
     public:
         using iterator_category = std::random_access_iterator_tag;
@@ -86,7 +97,7 @@ public:
         using reference = Wide;
 
         const_iterator() = default;
-        Wide operator*() const { return column_->get(index_); }
+        Wide operator*() const { return column_->get_near(index_, aside_); }
         Wide operator[](difference_type n) const { return column_->get(index_ + n); }
         const_iterator& operator++() { ++index_; return *this; }
         const_iterator operator++(int) { auto old = *this; ++index_; return old; }
@@ -108,6 +119,7 @@ public:
         const_iterator(const NarrowColumn* column, size_t index) : column_(column), index_(index) {}
         const NarrowColumn* column_ = nullptr;
         size_t index_ = 0;
+        mutable size_t aside_ = 0;  // a hint only: any value reads correctly
     };
 
     NarrowColumn() = default;
@@ -118,14 +130,16 @@ public:
 
     Wide get(size_t i) const {
         const Narrow v = narrow_[i];
-        return v == kEscape ? overflow_.at(i) : Wide{v};
+        if (v != kEscape) [[likely]]
+            return Wide{v};
+        return aside_value(i);
     }
     void set(size_t i, Wide v) {
         if (fits(v)) {
-            if (narrow_[i] == kEscape) overflow_.erase(i);
+            if (narrow_[i] == kEscape) overflow_.erase(aside(i));
             narrow_[i] = static_cast<Narrow>(v);
         } else {
-            overflow_[i] = v;  // first: if this throws, the slot still holds its old value
+            put_aside(i, v);  // first: if this throws, the slot still holds its old value
             narrow_[i] = kEscape;
         }
     }
@@ -141,11 +155,15 @@ public:
         }
         push_back_aside(v);
     }
-    void pop_back() { resize(size() - 1); }
+    // Not resize(size() - 1): the last value aside, if the last slot holds
+    // the escape, is the vector's last pair.
+    void pop_back() {
+        if (narrow_.back() == kEscape) overflow_.pop_back();
+        narrow_.pop_back();
+    }
     // New entries are 0; entries cut off take their stored-aside values along.
     void resize(size_t n) {
-        for (size_t i = n; i < narrow_.size(); ++i)
-            if (narrow_[i] == kEscape) overflow_.erase(i);
+        if (n < narrow_.size()) overflow_.erase(first_aside_from(n), overflow_.end());
         narrow_.resize(n, 0);
     }
     void reserve(size_t n) { narrow_.reserve(n); }
@@ -174,18 +192,68 @@ public:
 private:
     // Out of line, so that push_back stays small enough to inline.
     [[gnu::noinline]] void push_back_aside(Wide v) {
-        const size_t i = narrow_.size();
-        overflow_[i] = v;  // first: if this throws, the column is unchanged
+        // Grown by half, not doubled: a value aside then takes at most 24
+        // bytes, 40 while the pairs are copied, which is what keeps the
+        // reader's bound on a hostile file (docs/format.md) near 4,850 x
+        // its size; doubling would make it 32 and 48.
+        if (overflow_.size() == overflow_.capacity()) overflow_.reserve(overflow_.size() + overflow_.size() / 2 + 8);
+        overflow_.emplace_back(narrow_.size(), v);  // first: if this throws, the column is unchanged
         try {
             narrow_.push_back(kEscape);
         } catch (...) {
-            overflow_.erase(i);
+            overflow_.pop_back();
             throw;
         }
     }
 
+    // The search for a value aside is out of line, so that get() stays a
+    // load and a compare wherever it is inlined (with the search in it,
+    // PreviewArena::Reader::next in the probe's interning loop was not:
+    // 1.5 % of a snapshot's samples under perf).
+    [[gnu::noinline]] Wide aside_value(size_t i) const { return aside(i)->second; }
+
+    // get(i), looking for a value aside first at `hint` and the pair after
+    // it, and leaving `hint` at the pair it found.
+    Wide get_near(size_t i, size_t& hint) const {
+        const Narrow v = narrow_[i];
+        if (v != kEscape) [[likely]]
+            return Wide{v};
+        return aside_value_near(i, hint);
+    }
+    [[gnu::noinline]] Wide aside_value_near(size_t i, size_t& hint) const {
+        for (size_t k = hint; k < hint + 2 && k < overflow_.size(); ++k) {
+            if (overflow_[k].first == i) {
+                hint = k;
+                return overflow_[k].second;
+            }
+        }
+        const auto at = aside(i);
+        hint = static_cast<size_t>(at - overflow_.begin());
+        return at->second;
+    }
+
+    using Aside = std::vector<std::pair<size_t, Wide>>;
+    typename Aside::const_iterator first_aside_from(size_t i) const {
+        return std::lower_bound(overflow_.begin(), overflow_.end(), i,
+                                [](const std::pair<size_t, Wide>& a, size_t index) { return a.first < index; });
+    }
+    // The pair of index i, whose narrow slot holds the escape.
+    typename Aside::const_iterator aside(size_t i) const {
+        const auto at = first_aside_from(i);
+        if (at == overflow_.end() || at->first != i) throw std::logic_error("NarrowColumn: an escape without its value");
+        return at;
+    }
+    void put_aside(size_t i, Wide v) {
+        const auto at = first_aside_from(i);
+        if (at != overflow_.end() && at->first == i) {
+            overflow_[static_cast<size_t>(at - overflow_.begin())].second = v;
+        } else {
+            overflow_.emplace(at, i, v);
+        }
+    }
+
     std::vector<Narrow> narrow_;
-    std::unordered_map<size_t, Wide> overflow_;  // index -> value, where narrow_[index] == kEscape
+    Aside overflow_;  // (index, value) where narrow_[index] == kEscape, sorted by index
 };
 
 }  // namespace refscope

@@ -165,10 +165,14 @@ void decode_node_columns(PayloadCursor& c, Snapshot& s, size_t n) {
     }
     s.node_type.resize(n);
     for (uint32_t& t : s.node_type) t = c.u32("type column");
-    s.node_size.resize(n);
-    for (size_t i = 0; i < n; ++i) s.node_size.set(i, c.varint("size column"));
-    s.node_refcount.resize(n);
-    for (size_t i = 0; i < n; ++i) s.node_refcount.set(i, zigzag_decode(c.varint("refcount column")));
+    // Appended, not resized and set: a value aside is then added at the
+    // end of its column's sorted pairs without a search (narrow_column.h).
+    s.node_size.clear();
+    s.node_size.reserve(n);
+    for (size_t i = 0; i < n; ++i) s.node_size.push_back(c.varint("size column"));
+    s.node_refcount.clear();
+    s.node_refcount.reserve(n);
+    for (size_t i = 0; i < n; ++i) s.node_refcount.push_back(zigzag_decode(c.varint("refcount column")));
     const uint8_t* flags = c.bytes(n, "flags column");
     s.node_flags.assign(flags, flags + n);
     s.node_preview.resize(n);
