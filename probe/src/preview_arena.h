@@ -5,7 +5,7 @@
 // Layout (in memory only, never written to a file): the texts one after the
 // other in one byte string, and each entry's length in bytes in a column of
 // one byte per entry (NarrowColumn<uint32_t, uint8_t>: a length of 255 or
-// more is kept aside, at a hash look-up per read; previews are cut at about
+// more is kept aside, at a binary search per read; previews are cut at about
 // 200 characters, so mostly texts outside ASCII are that long). An entry's
 // text begins where the previous one's ends. A node without a preview
 // costs one byte, where a 4-byte end offset per node cost four before

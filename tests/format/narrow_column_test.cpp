@@ -141,6 +141,9 @@ TEST(NarrowColumn, RandomWritesReadBackAsFromAPlainVector) {
             const size_t n = next() % (model.size() + 8);
             column.resize(n);
             model.resize(n, 0);
+        } else if (next() % 4 == 0) {
+            column.pop_back();
+            model.pop_back();
         } else {
             const size_t i = next() % model.size();
             ASSERT_EQ(column.get(i), model[i]) << "step " << step;
@@ -163,6 +166,22 @@ TEST(NarrowColumn, RandomWritesReadBackAsFromAPlainVector) {
     EXPECT_EQ(backwards, std::vector<int64_t>(model.rbegin(), model.rend()));
     size_t strided = 0;
     for (auto it = column.begin(); it < column.end(); it += 3, strided += 3) ASSERT_EQ(*it, model[strided]) << strided;
+
+    // An iterator that has read on goes on reading right after the column
+    // changes under it (its hint then points at other pairs).
+    auto it = column.begin() + static_cast<std::ptrdiff_t>(model.size() / 2);
+    (void)*it;
+    for (size_t i = 0; i < model.size(); i += 7) {
+        const int64_t v = value();
+        column.set(i, v);
+        model[i] = v;
+    }
+    for (size_t i = model.size() / 2; i < model.size(); ++i, ++it) ASSERT_EQ(*it, model[i]) << i;
+
+    // And compares equal to the same values pushed back in order.
+    NarrowColumn<int64_t, int8_t> rebuilt;
+    for (const int64_t v : model) rebuilt.push_back(v);
+    EXPECT_TRUE(rebuilt == column);
 }
 
 // Immortal refcounts, negative ones (a corrupt target's, or an object the

@@ -6,15 +6,14 @@
 // object's refcount, 2^32 - 1 on 3.12 and 3 * 2^30 on 3.14; a shared
 // object's refcount past 127; an object of 65535 bytes or more; a negative
 // refcount from a corrupt file) is stored aside, keyed by index, and its
-// narrow slot holds an escape value that says so. The values aside are a
-// vector of (index, value) pairs sorted by index, 16 bytes each (a hash
+// narrow slot holds an escape value that says so. The values aside are
+// (index, value) pairs in a deque sorted by index, 16 bytes each (a hash
 // table's entry cost ~45): appends (the probe's walk, the reader) add at
 // its end, a read of one is a binary search (a read in order through the
-// iterator is not), and a write that moves a
-// value between narrow and aside anywhere else shifts the pairs after it,
-// which only the probe's rare refcount corrections do. The narrow type is
-// chosen where a few per cent of values at most need one (snapshot.h says
-// what was measured).
+// iterator is not), and a write that moves a value between narrow and
+// aside anywhere else shifts the pairs after it, which only the probe's
+// rare refcount corrections do. The narrow type is chosen where a few per
+// cent of values at most need one (snapshot.h says what was measured).
 //
 // Reads return the 64-bit value; writes go through set() or the reference
 // proxy that `column[i] = v`, `+=` and `-=` use. On a non-const column
@@ -26,6 +25,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <initializer_list>
 #include <iterator>
 #include <limits>
@@ -192,11 +192,6 @@ public:
 private:
     // Out of line, so that push_back stays small enough to inline.
     [[gnu::noinline]] void push_back_aside(Wide v) {
-        // Grown by half, not doubled: a value aside then takes at most 24
-        // bytes, 40 while the pairs are copied, which is what keeps the
-        // reader's bound on a hostile file (docs/format.md) near 4,850 x
-        // its size; doubling would make it 32 and 48.
-        if (overflow_.size() == overflow_.capacity()) overflow_.reserve(overflow_.size() + overflow_.size() / 2 + 8);
         overflow_.emplace_back(narrow_.size(), v);  // first: if this throws, the column is unchanged
         try {
             narrow_.push_back(kEscape);
@@ -212,8 +207,8 @@ private:
     // 1.5 % of a snapshot's samples under perf).
     [[gnu::noinline]] Wide aside_value(size_t i) const { return aside(i)->second; }
 
-    // get(i), looking for a value aside first at `hint` and the pair after
-    // it, and leaving `hint` at the pair it found.
+    // get(i), looking for a value aside first at `hint` and the pairs
+    // either side of it, and leaving `hint` at the pair it found.
     Wide get_near(size_t i, size_t& hint) const {
         const Narrow v = narrow_[i];
         if (v != kEscape) [[likely]]
@@ -221,7 +216,7 @@ private:
         return aside_value_near(i, hint);
     }
     [[gnu::noinline]] Wide aside_value_near(size_t i, size_t& hint) const {
-        for (size_t k = hint; k < hint + 2 && k < overflow_.size(); ++k) {
+        for (size_t k = hint > 0 ? hint - 1 : 0; k < hint + 2 && k < overflow_.size(); ++k) {
             if (overflow_[k].first == i) {
                 hint = k;
                 return overflow_[k].second;
@@ -232,7 +227,13 @@ private:
         return at->second;
     }
 
-    using Aside = std::vector<std::pair<size_t, Wide>>;
+    // A deque, not a vector: it grows by blocks without copying what it
+    // holds, so a value aside costs its 16 bytes (and a pointer per 32)
+    // even while the column grows. A vector's doubling would make that up
+    // to 48 bytes at a reallocation, which is what bounds the memory a
+    // hostile file of wide refcounts makes the reader take
+    // (docs/format.md).
+    using Aside = std::deque<std::pair<size_t, Wide>>;
     typename Aside::const_iterator first_aside_from(size_t i) const {
         return std::lower_bound(overflow_.begin(), overflow_.end(), i,
                                 [](const std::pair<size_t, Wide>& a, size_t index) { return a.first < index; });
