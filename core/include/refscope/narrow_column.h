@@ -85,7 +85,7 @@ public:
 
     // Reads in order, by value (for range-for and algorithms). It keeps
     // where in the values aside it found the last one, so that reading in
-    // order (the writer's columns) finds each at that place or the next
+    // order (the writer's columns) finds each at that place or beside it
     // instead of searching for it: 3.12's immortal refcounts are 8 % of
     // the column.
     class const_iterator {
@@ -156,7 +156,7 @@ public:
         push_back_aside(v);
     }
     // Not resize(size() - 1): the last value aside, if the last slot holds
-    // the escape, is the vector's last pair.
+    // the escape, is the last pair.
     void pop_back() {
         if (narrow_.back() == kEscape) overflow_.pop_back();
         narrow_.pop_back();
