@@ -97,7 +97,7 @@ TEST(NarrowColumn, EqualityComparesValuesNotHistory) {
     EXPECT_FALSE(a == b);
 }
 
-// The values aside are a sorted vector: random writes in any order, across
+// The values aside are a sorted deque: random writes in any order, across
 // the boundary both ways, and shrinking and growing, must read back as a
 // plain vector of the same writes does (a fixed seed; 8-bit narrow values so
 // that about a third of the writes go aside).

@@ -132,7 +132,8 @@ public:
         const Narrow v = narrow_[i];
         if (v != kEscape) [[likely]]
             return Wide{v};
-        return aside_value(i);
+        size_t hint = 0;
+        return aside_value_near(i, hint);
     }
     void set(size_t i, Wide v) {
         if (fits(v)) {
@@ -201,12 +202,6 @@ private:
         }
     }
 
-    // The search for a value aside is out of line, so that get() stays a
-    // load and a compare wherever it is inlined (with the search in it,
-    // PreviewArena::Reader::next in the probe's interning loop was not:
-    // 1.5 % of a snapshot's samples under perf).
-    [[gnu::noinline]] Wide aside_value(size_t i) const { return aside(i)->second; }
-
     // get(i), looking for a value aside first at `hint` and the pairs
     // either side of it, and leaving `hint` at the pair it found.
     Wide get_near(size_t i, size_t& hint) const {
@@ -215,6 +210,10 @@ private:
             return Wide{v};
         return aside_value_near(i, hint);
     }
+    // The search for a value aside, out of line so that get() stays a load
+    // and a compare wherever it is inlined (with the search in it,
+    // PreviewArena::Reader::next in the probe's interning loop was not:
+    // 1.5 % of a snapshot's samples under perf).
     [[gnu::noinline]] Wide aside_value_near(size_t i, size_t& hint) const {
         for (size_t k = hint > 0 ? hint - 1 : 0; k < hint + 2 && k < overflow_.size(); ++k) {
             if (overflow_[k].first == i) {
