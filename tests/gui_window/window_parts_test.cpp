@@ -1,16 +1,18 @@
 // Parts of the window on their own, without a MainWindow: the background
-// model builder when a build gives nothing, and the retained tree's panel
-// when the model has nothing to show.
+// model builder when a build gives nothing, the retained tree's panel when
+// the model has nothing to show, and how many rows a column fit measures.
 #include <new>
 
 #include <QLabel>
 #include <QSignalSpy>
 #include <QStringListModel>
+#include <QTableView>
 #include <QtTest>
 
 #include "models/retained_tree_model.h"
 #include "session_fixtures.h"
 #include "snapshot_builder.h"
+#include "window/column_fit.h"
 #include "window/model_build_job.h"
 #include "window/object_tree_panels.h"
 
@@ -22,7 +24,21 @@ class WindowPartsTest : public QObject {
 private slots:
     void modelBuildJobEndsBusyWhenABuildGivesNothing();
     void retainedPanelSaysWhyItsTreeIsEmpty();
+    void aColumnFitMeasuresTheRowsOnScreenNotTheWholeModel();
 };
+
+namespace {
+// A list of names that counts the texts the view asks it for.
+class CountingModel : public QStringListModel {
+public:
+    using QStringListModel::QStringListModel;
+    QVariant data(const QModelIndex& index, int role) const override {
+        if (role == Qt::DisplayRole) ++texts;
+        return QStringListModel::data(index, role);
+    }
+    mutable int texts = 0;
+};
+}  // namespace
 
 void WindowPartsTest::modelBuildJobEndsBusyWhenABuildGivesNothing() {
     ModelBuildJob job;
@@ -78,5 +94,38 @@ void WindowPartsTest::retainedPanelSaysWhyItsTreeIsEmpty() {
     QCOMPARE(caption->text(), nothing_selected);
 }
 
+// 20,000 rows, one of them far below the screen with a long name: the fit
+// reads at most ColumnFit::kMeasuredRows of them (it read 1,000, Qt's
+// default, which cost ~100 ms of GUI-thread CPU per fit under ASan), and
+// the long name off screen does not widen the column. The same name on
+// screen does.
+void WindowPartsTest::aColumnFitMeasuresTheRowsOnScreenNotTheWholeModel() {
+    QStringList names;
+    for (int i = 0; i < 20000; ++i) names << QStringLiteral("row %1").arg(i);
+    const QString long_name(400, QLatin1Char('x'));
+    names[15000] = long_name;
+    CountingModel model(names);
+    QTableView view;
+    view.setModel(&model);
+    view.resize(900, 400);
+    auto* fit = new ColumnFit(&view, {0}, {0});
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.texts = 0;
+    fit->fit();
+    QVERIFY2(model.texts > 0, "the fit read no row");
+    QVERIFY2(model.texts <= 4 * ColumnFit::kMeasuredRows, qPrintable(QString::number(model.texts)));
+    const int short_width = view.columnWidth(0);
+    QVERIFY(short_width < view.fontMetrics().horizontalAdvance(long_name) / 4);
+
+    // On screen, the long name is measured (a text column takes at most
+    // half the viewport, so it gets that).
+    model.setData(model.index(1, 0), long_name);
+    fit->fit();
+    QVERIFY2(view.columnWidth(0) > short_width * 2,
+             qPrintable(QStringLiteral("%1 -> %2").arg(short_width).arg(view.columnWidth(0))));
+}
+
 QTEST_MAIN(WindowPartsTest)
 #include "window_parts_test.moc"
+

@@ -34,6 +34,8 @@ public:
 
     // Narrowest a text column gets, in pixels.
     static constexpr int kMinTextWidth = 90;
+    // How many rows a fit measures at most: those on screen first.
+    static constexpr int kMeasuredRows = 100;
 
     void fit();
     // Watches the view's model again (and fits) after QTableView::setModel:
