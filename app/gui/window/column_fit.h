@@ -8,7 +8,9 @@
 // value) that takes the room the others leave, and that the other text
 // columns give up width for before it is cut. Refitted when the view is
 // resized, when the model resets or gains rows and when a tree opens or
-// closes a row, never per row: it measures only the rows on screen.
+// closes a row, never per row: it measures the rows on screen first and
+// at most kMeasuredRows in all (a double-click on a column's divider, which
+// Qt wires to resizeColumnToContents, measures as many).
 #pragma once
 
 #include <vector>
