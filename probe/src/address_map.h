@@ -1,17 +1,17 @@
-// Open-addressing hash map from an object address to its node id.
+// Open-addressing hash map from an address to a 32-bit value: the walk's
+// type map (type object -> type id), looked up once per object.
 //
-// The walk looks up every edge target here, so this is the hottest structure
-// of the probe. std::unordered_map would cost a heap node (~32 bytes plus
-// malloc overhead) per object; this map is one flat array of 12-byte slots
-// (an 8-byte key, then its 4-byte value) with linear probing, grows at 70%
-// load and never deletes. Address 0 marks an empty slot (no object lives at
-// address 0).
+// std::unordered_map would cost a heap node (~32 bytes plus malloc
+// overhead) per entry and a pointer chase per look-up; this map is one flat
+// array of 12-byte slots (an 8-byte key, then its 4-byte value) with linear
+// probing, grows at 70% load and never deletes. Address 0 marks an empty
+// slot (no object lives at address 0).
 //
-// Key and value side by side rather than in two arrays: a look-up is a
-// cache miss at these sizes, and one slot is one cache line (two for 2 of
-// every 16 slots, which straddle) instead of always two, so the walk's
-// prefetches (one per edge) keep half as many lines in flight. The array
-// is on huge pages where the system allows (large_table_allocator.h).
+// Key and value side by side rather than in two arrays: one slot is one
+// cache line (two for 2 of every 16 slots, which straddle) instead of
+// always two. The node map (address -> node id, one look-up per edge) was
+// this map until 2026-11-30; it keeps only ids now and compares against
+// the snapshot's address column (node_map.h).
 #pragma once
 
 #include <cstddef>

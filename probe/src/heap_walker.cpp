@@ -18,17 +18,12 @@ namespace refscope::probe {
 
 using format::EdgeKind;
 
-namespace {
-
-constexpr uint32_t kExcluded = 0xFFFFFFFEu;  // node map value for probe-owned objects
-}
-
 void EdgeCollector::field(PyObject* target, const char* name, EdgeMode mode) {
     if (target != nullptr) add(target, EdgeKind::Field, walker_.literal(name), mode);
 }
 
 HeapWalker::HeapWalker(Snapshot& snapshot)
-    : snapshot_(snapshot), interner_(snapshot.strings), nodes_(1 << 16), types_(256),
+    : snapshot_(snapshot), interner_(snapshot.strings), nodes_(snapshot.node_address, 1 << 16), types_(256),
       literals_(512, {nullptr, 0}), collector_(*this),
       describe_(std::make_unique<DescribeSession>(*this)) {
     interned_strings_ = rs_interned_strings();
@@ -50,20 +45,17 @@ uint32_t HeapWalker::literal(const char* s) {
 }
 
 void HeapWalker::exclude(PyObject* op) {
-    bool inserted = false;
-    nodes_.insert(reinterpret_cast<uint64_t>(op), kExcluded, inserted);
+    nodes_.exclude(reinterpret_cast<uint64_t>(op));
 }
 
 uint32_t HeapWalker::node_for(PyObject* op) {
-    auto next = static_cast<uint32_t>(snapshot_.node_address.size());
-    bool inserted = false;
-    uint32_t id = nodes_.insert(reinterpret_cast<uint64_t>(op), next, inserted);
-    if (id == kExcluded) return kNoNode;
-    // Only the address now: process() appends the node's other columns when
-    // it reaches it, and finish_previews() the preview column (writing zeros
-    // here that process() overwrote cost a store per column per node).
-    if (inserted) snapshot_.node_address.push_back(reinterpret_cast<uint64_t>(op));
-    return id;
+    const auto address = reinterpret_cast<uint64_t>(op);
+    // Only the address for a new node: process() appends the node's other
+    // columns when it reaches it, and finish_previews() the preview column
+    // (writing zeros here that process() overwrote cost a store per column
+    // per node).
+    const uint32_t id = nodes_.find_or_add(address, [&] { snapshot_.node_address.push_back(address); });
+    return id == NodeMap::kExcluded ? kNoNode : id;
 }
 
 uint32_t HeapWalker::python_text(PyObject* str, size_t max_chars) {
@@ -271,10 +263,13 @@ void HeapWalker::walk() {
     describe_->begin();
     pending_.reserve(kMaxPendingEdges + 1024);
     // Software pipeline. Looking up an edge target in the node map is a cache
-    // miss (the map is tens of MB), and most objects have only a few edges,
+    // miss (the map is megabytes), and most objects have only a few edges,
     // so looking them up at once would wait for each miss in turn. Instead
     // node i's edges are matched and their map slots prefetched, and the
-    // look-ups happen when node i + kResolveLag is processed. Resolution stays
+    // look-ups happen when node i + kResolveLag is processed. (A look-up
+    // also reads the address its slot names in the address column,
+    // node_map.h; prefetching that too, in a middle stage, cost more than
+    // it hid: docs/performance-probe-cuts.md.) Resolution stays
     // in node order, so node ids and edge order are the same as without the
     // lag. The front only runs on nodes that exist: when it catches up with
     // the node count (or too many edges are pending), resolution catches up.
@@ -303,14 +298,32 @@ void HeapWalker::walk() {
     }
     // Needs the final refcounts and every owned edge and root.
     settle_inferred_edges();
-    // The maps are only needed while walking: free them before encoding.
-    nodes_ = AddressMap(0);
+}
+
+void HeapWalker::release_walk_tables() {
+    nodes_.release();
     types_ = AddressMap(0);
-    native_index_ = {};
-    std::vector<NativeEdge>().swap(native_edges_);
+    // And the scratch, grown to the largest object's edges (~10 MiB for the
+    // benchmark heap's list of 100,000 records: the pending-edge queue, its
+    // referents and candidates). Freed before the previews are interned,
+    // glibc hands the interning these blocks and the holes their doublings
+    // left: 8 B/object less at the snapshot's peak (docs/performance-probe-
+    // cuts.md). Swapped with empty ones: `v = {}` would assign an empty list
+    // and keep the capacity.
+    const auto give_back = [](auto& container) { std::remove_reference_t<decltype(container)>().swap(container); };
+    give_back(native_index_);
+    give_back(native_edges_);
+    give_back(pending_);
+    pending_head_ = 0;
+    give_back(refs_);
+    give_back(consumed_);
+    give_back(sorted_);
+    give_back(group_next_);
+    give_back(collector_.candidates);
 }
 
 void HeapWalker::finish_previews() {
+    release_walk_tables();
     // Every non-empty preview may be a new string: reserve for all of them
     // and all their text (a reservation is address space until written; the
     // table's doublings would copy it and hold both copies). Except that
@@ -364,7 +377,7 @@ void HeapWalker::finish_previews() {
 void HeapWalker::apply_adjustments() {
     for (auto& [op, count] : adjustments_) {
         uint32_t id = nodes_.find(reinterpret_cast<uint64_t>(op));
-        if (id == AddressMap::kMissing || id == kExcluded) continue;
+        if (id == NodeMap::kMissing || id == NodeMap::kExcluded) continue;
         if (snapshot_.node_flags[id] & format::kNodeImmortal) continue;
         snapshot_.node_refcount[id] -= count;
     }

@@ -11,8 +11,9 @@
 //      map's cache misses), so edges come out grouped by source as
 //      snapshot.h requires; every target not yet seen becomes a new node;
 //   3. refcount corrections for the probe's own references;
-//   4. (GIL released) finish_previews() interns the preview texts into the
-//      snapshot's preview column, made only then.
+//   4. (GIL released) finish_previews() frees the walk's maps and scratch,
+//      then interns the preview texts into the snapshot's preview column,
+//      made only then.
 //
 // Edges: tp_traverse decides which references exist. Labellers
 // (edge_labels_*.cpp) propose labelled candidates; each candidate says how it
@@ -31,6 +32,7 @@
 
 #include "address_map.h"
 #include "column_prefault.h"
+#include "node_map.h"
 #include "object_kinds.h"
 #include "preview_arena.h"
 #include "refscope/snapshot.h"
@@ -154,6 +156,11 @@ public:
     // Turns the preview texts copied during the walk into string ids. Needs
     // no Python object, so it runs after the GIL is released.
     void finish_previews();
+    // Frees the maps and the scratch, which only the walk needs: called by
+    // finish_previews() (the GIL released: unmapping them is the kernel's
+    // work, kept out of the walk's pause), and before whatever else follows
+    // a walk that does not finish previews. A second call frees nothing more.
+    void release_walk_tables();
 
     // --- used by roots and labellers -----------------------------------
     uint32_t node_for(PyObject* op);      // interns; kNoNode if excluded
@@ -289,7 +296,7 @@ private:
 
     Snapshot& snapshot_;
     StringInterner interner_;
-    AddressMap nodes_;
+    NodeMap nodes_;
     AddressMap types_;
     std::vector<TypeFacts> type_facts_;  // by type id
     std::vector<MemberSlot> member_slots_;  // TypeFacts::members_begin indexes it

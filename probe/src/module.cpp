@@ -114,6 +114,8 @@ AllocationStats run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkReque
     AllocationStats allocations;
     if (request.allocation_sites) {
         try {
+            // Not needed for it, and tracemalloc's look-ups allocate.
+            walker.release_walk_tables();
             allocations = record_allocation_sites(walker);
         } catch (...) {
             compat::gc_restore_state(gc_state);
@@ -303,6 +305,7 @@ PyObject* probe_census(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
         Snapshot snapshot;
         HeapWalker walker(snapshot);
         run_walk(walker, snapshot, WalkRequest{false, 0, {}, false}, g_census_function, args, nargs);
+        walker.release_walk_tables();
         return census(snapshot, filter);
     });
 }
