@@ -328,6 +328,10 @@ AllocationStats record_allocation_sites(HeapWalker& walker) {
         stats.tracing = sites.traceback_limit > 0;
     }
     if (!stats.tracing) return stats;
+    // Only the snapshot is read from here on, and tracemalloc's look-ups
+    // allocate: the walk's maps and scratch go first (with the GIL held,
+    // but only when tracing; otherwise finish_previews() frees them).
+    walker.release_walk_tables();
     const auto get_traceback = reinterpret_cast<GetTraceback>(dlsym(RTLD_DEFAULT, "_PyTraceMalloc_GetTraceback"));
     if (get_traceback == nullptr) return stats;
 

@@ -300,9 +300,10 @@ void HeapWalker::walk() {
     settle_inferred_edges();
 }
 
-void HeapWalker::release_walk_tables() {
+// The type map stays (a few thousand entries, and freeing would allocate
+// its replacement): all that is freed here is freed without allocating.
+void HeapWalker::release_walk_tables() noexcept {
     nodes_.release();
-    types_ = AddressMap(0);
     // And the scratch, grown to the largest object's edges (~10 MiB for the
     // benchmark heap's list of 100,000 records: the pending-edge queue, its
     // referents and candidates). Freed before the previews are interned,

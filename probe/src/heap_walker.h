@@ -11,7 +11,7 @@
 //      map's cache misses), so edges come out grouped by source as
 //      snapshot.h requires; every target not yet seen becomes a new node;
 //   3. refcount corrections for the probe's own references;
-//   4. (GIL released) finish_previews() frees the walk's maps and scratch,
+//   4. (GIL released) finish_previews() frees the node map and the scratch,
 //      then interns the preview texts into the snapshot's preview column,
 //      made only then.
 //
@@ -156,11 +156,13 @@ public:
     // Turns the preview texts copied during the walk into string ids. Needs
     // no Python object, so it runs after the GIL is released.
     void finish_previews();
-    // Frees the maps and the scratch, which only the walk needs: called by
-    // finish_previews() (the GIL released: unmapping them is the kernel's
-    // work, kept out of the walk's pause), and before whatever else follows
-    // a walk that does not finish previews. A second call frees nothing more.
-    void release_walk_tables();
+    // Frees the node map and the scratch, which only the walk needs: called
+    // by finish_previews() (the GIL released: unmapping them is the
+    // kernel's work, kept out of the walk's pause), and, with the GIL held,
+    // before the allocation-site look-ups when tracemalloc traces and before
+    // the census, which follow the walk first. A second call frees nothing
+    // more.
+    void release_walk_tables() noexcept;
 
     // --- used by roots and labellers -----------------------------------
     uint32_t node_for(PyObject* op);      // interns; kNoNode if excluded

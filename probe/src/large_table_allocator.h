@@ -2,7 +2,7 @@
 // one random look-up per edge while the GIL is held; a ZeroedBlock) and the
 // preview interner (a vector with LargeTableAllocator).
 //
-// At a million objects these tables are tens of MB and every look-up lands
+// At a million objects these tables are ~8 MiB each and every look-up lands
 // on a random 4 KiB page: the TLB cannot cover them, so each look-up also
 // waits for a page walk, which the walk's prefetches do not hide (the
 // translation is gone again by the time the slot is read). Blocks of 4 MiB
@@ -101,8 +101,9 @@ inline void release(void* p, size_t bytes) noexcept {
 // A block of zero bytes that owns its memory, for tables whose empty slots
 // are zeros (the node map): mapped blocks are zero as the kernel hands them
 // out and small ones come from calloc, so nothing writes the zeros again
-// (a vector(n, 0) would: 24 MiB more written on the benchmark heap's map,
-// the kernel having just cleared the same pages). A mapped block is still
+// (a vector(n, 0) would: 8 MiB more written on the benchmark heap's map,
+// 24 when its slots were 12 bytes, the kernel having just cleared the same
+// pages). A mapped block is still
 // made present whole at once: the map reads a slot before it writes one,
 // and a read is the first touch of most of its pages; a read fault on a
 // huge-page range maps the shared huge zero page, which the first write

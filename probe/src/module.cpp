@@ -114,8 +114,6 @@ AllocationStats run_walk(HeapWalker& walker, Snapshot& snapshot, const WalkReque
     AllocationStats allocations;
     if (request.allocation_sites) {
         try {
-            // Not needed for it, and tracemalloc's look-ups allocate.
-            walker.release_walk_tables();
             allocations = record_allocation_sites(walker);
         } catch (...) {
             compat::gc_restore_state(gc_state);

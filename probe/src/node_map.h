@@ -17,9 +17,9 @@
 //
 // Reading the column is a second dependent load per look-up. The walk
 // prefetches only the slot (prefetch()): a pipeline stage that also
-// prefetched the column entry made the walk ~13 ms slower on the benchmark
-// heap, and without it the walk is 4-5 ms faster than with 12-byte slots
-// (docs/performance-probe-cuts.md).
+// prefetched the column entry made the walk 13-15 ms slower on the
+// benchmark heap, and without it the walk was 3-6 ms faster than with
+// 12-byte slots (docs/performance-probe-cuts.md).
 //
 // The few objects that must never become nodes (the probe's own list of the
 // tracked objects before 3.12) are kept apart and found as kExcluded.
@@ -51,8 +51,9 @@ public:
     NodeMap(const NodeMap&) = delete;
     NodeMap& operator=(const NodeMap&) = delete;
 
-    // Gives the table back; the map is then empty (it grows again if added
-    // to). Allocates nothing, so it cannot fail.
+    // Gives the table back; the map then holds no node (it grows again if
+    // added to; excluded addresses stay excluded). Allocates nothing, so it
+    // cannot fail.
     void release() noexcept {
         block_ = ZeroedBlock();
         slots_ = &released_slot_;
@@ -87,7 +88,7 @@ public:
         if (addresses_->size() >= kExcluded) throw std::length_error("more than 2^32 - 2 nodes");
         const auto id = static_cast<uint32_t>(addresses_->size());
         // Room first: a growth that throws leaves the map sound.
-        if ((size_ + 1) * 10 > capacity_ * 7) rehash(capacity_ * 2, id_bits_);
+        if ((size_ + 1) * 10 > capacity_ * 7) rehash(std::max(capacity_ * 2, capacity_for(0)), id_bits_);
         if (uint64_t{id} + 1 > id_mask_) rehash(capacity_, bits_for(uint64_t{id} + 1));
         const uint64_t h = hash(address);
         const uint32_t tag = tag_of(h);
