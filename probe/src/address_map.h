@@ -23,16 +23,34 @@
 
 namespace refscope::probe {
 
+// What the probe's address tables share (AddressMap here, NodeMap in
+// node_map.h): their sizing and their hash.
+namespace address_table {
+
+// Slots for `expected` entries under 70% load: a power of two, at least 1024.
+inline size_t capacity_for(size_t expected) {
+    size_t cap = 1024;
+    while (cap * 7 < expected * 10) cap *= 2;
+    return cap;
+}
+
+// Objects are 16-byte aligned: drop the always-zero bits, then mix with a
+// Fibonacci multiplier so that neighbouring objects spread. A table of 2^k
+// slots takes the top k bits.
+inline uint64_t mix(uint64_t address) { return (address >> 4) * 0x9E3779B97F4A7C15ull; }
+
+}  // namespace address_table
+
 class AddressMap {
 public:
     static constexpr uint32_t kMissing = 0xFFFFFFFFu;
 
-    explicit AddressMap(size_t expected = 1024) { rehash(capacity_for(expected)); }
+    explicit AddressMap(size_t expected = 1024) { rehash(address_table::capacity_for(expected)); }
     AddressMap(AddressMap&&) = default;
     AddressMap& operator=(AddressMap&&) = default;
 
     void reserve(size_t expected) {
-        size_t want = capacity_for(expected);
+        size_t want = address_table::capacity_for(expected);
         if (want > capacity_) rehash(want);
     }
 
@@ -83,15 +101,8 @@ private:
     static constexpr size_t kSlot = 12;  // key (8 bytes, unaligned), value (4)
     using Bytes = ZeroedBlock;
 
-    static size_t capacity_for(size_t expected) {
-        size_t cap = 1024;
-        while (cap * 7 < expected * 10) cap *= 2;
-        return cap;
-    }
     size_t slot(uint64_t key) const {
-        // Objects are 16-byte aligned: drop the always-zero bits, then mix
-        // with a Fibonacci multiplier so that neighbouring objects spread.
-        return static_cast<size_t>(((key >> 4) * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
+        return static_cast<size_t>(address_table::mix(key) >> shift_) & mask_;
     }
     // Slot i's key and value in `table` (this map's or, while rehashing,
     // the one it replaces).

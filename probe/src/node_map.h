@@ -28,11 +28,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
+#include "address_map.h"
 #include "large_table_allocator.h"
 #include "prefetch.h"
 
@@ -46,7 +46,7 @@ public:
     // `addresses`: the node address column the ids index; it must outlive
     // the map and hold every inserted id's address.
     explicit NodeMap(const std::vector<uint64_t>& addresses, size_t expected = 1024) : addresses_(&addresses) {
-        rehash(capacity_for(expected), 0);
+        rehash(address_table::capacity_for(expected), 0);
     }
     NodeMap(const NodeMap&) = delete;
     NodeMap& operator=(const NodeMap&) = delete;
@@ -63,20 +63,17 @@ public:
     }
 
     void reserve(size_t expected) {
-        const size_t want = capacity_for(expected);
+        const size_t want = address_table::capacity_for(expected);
         if (want > capacity_) rehash(want, id_bits_);
     }
 
     // The node id of `address`, kExcluded, or kMissing.
     uint32_t find(uint64_t address) const {
-        const uint64_t h = hash(address);
-        const uint32_t tag = tag_of(h);
-        const uint64_t* column = addresses_->data();
-        for (size_t i = slot_of(h);; i = (i + 1) & mask_) {
-            const uint32_t v = slots()[i];
-            if (v == 0) return excluded(address) ? kExcluded : kMissing;
-            if ((v & ~id_mask_) == tag && column[(v & id_mask_) - 1] == address) return (v & id_mask_) - 1;
-        }
+        const uint64_t h = address_table::mix(address);
+        size_t empty = 0;
+        const uint32_t id = locate(address, h, empty);
+        if (id != kMissing) return id;
+        return excluded(address) ? kExcluded : kMissing;
     }
 
     // The node id of `address`; when it has none, add() appends `address`
@@ -88,20 +85,15 @@ public:
         if (addresses_->size() >= kExcluded) throw std::length_error("more than 2^32 - 2 nodes");
         const auto id = static_cast<uint32_t>(addresses_->size());
         // Room first: a growth that throws leaves the map sound.
-        if ((size_ + 1) * 10 > capacity_ * 7) rehash(std::max(capacity_ * 2, capacity_for(0)), id_bits_);
+        if ((size_ + 1) * 10 > capacity_ * 7)
+            rehash(std::max(capacity_ * 2, address_table::capacity_for(0)), id_bits_);
         if (uint64_t{id} + 1 > id_mask_) rehash(capacity_, bits_for(uint64_t{id} + 1));
-        const uint64_t h = hash(address);
-        const uint32_t tag = tag_of(h);
-        const uint64_t* column = addresses_->data();
-        size_t i = slot_of(h);
-        for (;; i = (i + 1) & mask_) {
-            const uint32_t v = slots()[i];
-            if (v == 0) break;
-            if ((v & ~id_mask_) == tag && column[(v & id_mask_) - 1] == address) return (v & id_mask_) - 1;
-        }
+        const uint64_t h = address_table::mix(address);
+        size_t empty = 0;
+        if (const uint32_t found = locate(address, h, empty); found != kMissing) return found;
         if (excluded(address)) return kExcluded;
         add();
-        slots()[i] = tag | (id + 1);
+        slots()[empty] = tag_of(h) | (id + 1);
         ++size_;
         return id;
     }
@@ -110,27 +102,31 @@ public:
     void exclude(uint64_t address) { excluded_.push_back(address); }
 
     // Starts loading the slot `address` hashes to.
-    void prefetch(uint64_t address) const { prefetch_line(slots() + slot_of(hash(address))); }
+    void prefetch(uint64_t address) const { prefetch_line(slots() + slot_of(address_table::mix(address))); }
 
     size_t size() const { return size_; }
     size_t memory_bytes() const { return capacity_ * sizeof(uint32_t); }
 
 private:
-    static size_t capacity_for(size_t expected) {
-        size_t cap = 1024;
-        while (cap * 7 < expected * 10) cap *= 2;
-        return cap;
-    }
     // Bits for values up to `top`.
     static unsigned bits_for(uint64_t top) {
         unsigned bits = 1;
         while (bits < 32 && (uint64_t{1} << bits) <= top) ++bits;
         return bits;
     }
-    static uint64_t hash(uint64_t address) {
-        // Objects are 16-byte aligned: drop the always-zero bits, then mix
-        // with a Fibonacci multiplier so that neighbouring objects spread.
-        return (address >> 4) * 0x9E3779B97F4A7C15ull;
+    // The node id of `address` (whose hash is `h`), or kMissing with
+    // `empty` the slot it would take.
+    uint32_t locate(uint64_t address, uint64_t h, size_t& empty) const {
+        const uint32_t tag = tag_of(h);
+        const uint64_t* column = addresses_->data();
+        for (size_t i = slot_of(h);; i = (i + 1) & mask_) {
+            const uint32_t v = slots()[i];
+            if (v == 0) {
+                empty = i;
+                return kMissing;
+            }
+            if ((v & ~id_mask_) == tag && column[(v & id_mask_) - 1] == address) return (v & id_mask_) - 1;
+        }
     }
     // The top log2(capacity) bits pick the slot, the bits below them the tag.
     size_t slot_of(uint64_t h) const { return static_cast<size_t>(h >> shift_) & mask_; }
@@ -164,7 +160,7 @@ private:
         for (size_t i = 0; i < old_capacity; ++i) {
             if (from[i] == 0) continue;
             const uint32_t id_plus_1 = from[i] & old_id_mask;
-            const uint64_t h = hash(column[id_plus_1 - 1]);
+            const uint64_t h = address_table::mix(column[id_plus_1 - 1]);
             size_t j = slot_of(h);
             while (slots()[j] != 0) j = (j + 1) & mask_;
             slots()[j] = tag_of(h) | id_plus_1;
