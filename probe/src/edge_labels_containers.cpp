@@ -47,11 +47,17 @@ void label_dict(PyObject* op, EdgeCollector& c) {
 }
 
 void label_sequence(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
-    bool exact = facts.exact;
+    const bool list = facts.kind == ObjectKind::List;
     // list_traverse/tuple_traverse report exactly the non-NULL items in
-    // order, so for the exact types the items are the whole edge list.
-    EdgeMode mode = exact ? EdgeMode::OwnedVisible : EdgeMode::Traversed;
-    if (facts.kind == ObjectKind::List) {
+    // order, so for the exact types the items are the whole edge list,
+    // emitted straight from the object.
+    if (facts.exact) {
+        c.items_of(op);
+        c.complete = true;
+        return;
+    }
+    const EdgeMode mode = EdgeMode::Traversed;
+    if (list) {
         Py_ssize_t n = PyList_GET_SIZE(op);
         c.candidates.reserve(static_cast<size_t>(n));
         for (Py_ssize_t i = 0; i < n; ++i)
@@ -62,7 +68,6 @@ void label_sequence(PyObject* op, const TypeFacts& facts, EdgeCollector& c) {
         for (Py_ssize_t i = 0; i < n; ++i)
             c.add(PyTuple_GET_ITEM(op, i), EdgeKind::Index, static_cast<uint32_t>(i), mode);
     }
-    if (exact) c.complete = true;
 }
 
 void add_attribute(PyObject* name, PyObject* value, void* context) {

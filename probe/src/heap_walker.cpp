@@ -261,7 +261,9 @@ void HeapWalker::walk() {
     // Registered describers and the probe's recognisers; heap callbacks add
     // their roots, native nodes and objects before the first object is processed.
     describe_->begin();
-    pending_.reserve(kMaxPendingEdges + 1024);
+    // The buffer never grows past this (stream_pending); the slack lets
+    // most nodes that pass kMaxPendingEdges finish without streaming.
+    pending_.reserve(kMaxPendingEdges + 4096);
     // Software pipeline. Looking up an edge target in the node map is a cache
     // miss (the map is megabytes), and most objects have only a few edges,
     // so looking them up at once would wait for each miss in turn. Instead
@@ -274,15 +276,15 @@ void HeapWalker::walk() {
     // lag. The front only runs on nodes that exist: when it catches up with
     // the node count (or too many edges are pending), resolution catches up.
     uint32_t front = 0;
-    uint32_t resolved = 0;
+    resolved_ = 0;
     for (;;) {
-        bool room = front - resolved < kResolveLag && pending_.size() - pending_head_ < kMaxPendingEdges;
+        bool room = front - resolved_ < kResolveLag && pending_.size() - pending_head_ < kMaxPendingEdges;
         if (front < snapshot_.node_address.size() && room) {
             process(front++);
             if (front % 256 == 0) prefault_columns();
-        } else if (resolved < front) {
-            resolve(resolved++);
-            if (pending_head_ >= kMaxPendingEdges / 2) compact_pending(resolved, front);
+        } else if (resolved_ < front) {
+            resolve(resolved_++);
+            if (pending_head_ >= kMaxPendingEdges / 2) compact_pending(front);
         } else {
             break;
         }
@@ -304,13 +306,13 @@ void HeapWalker::walk() {
 // its replacement): all that is freed here is freed without allocating.
 void HeapWalker::release_walk_tables() noexcept {
     nodes_.release();
-    // And the scratch, grown to the largest object's edges (~10 MiB for the
-    // benchmark heap's list of 100,000 records: the pending-edge queue, its
-    // referents and candidates). Freed before the previews are interned,
-    // glibc hands the interning these blocks and the holes their doublings
-    // left: 8 B/object less at the snapshot's peak (docs/performance-probe-
-    // cuts.md). Swapped with empty ones: `v = {}` would assign an empty list
-    // and keep the capacity.
+    // And the scratch: the pending-edge queue (20 k edges, 480 KiB) and one
+    // object's referents, their sort order and candidates, grown to the
+    // largest such object's (a dict of a million entries: tens of MiB; an
+    // exact list's or tuple's items are not copied). Freed before the
+    // previews are interned, glibc hands the interning these blocks
+    // (docs/performance-probe-cuts.md). Swapped with empty ones: `v = {}`
+    // would assign an empty list and keep the capacity.
     const auto give_back = [](auto& container) { std::remove_reference_t<decltype(container)>().swap(container); };
     give_back(native_index_);
     give_back(native_edges_);
@@ -369,6 +371,7 @@ void HeapWalker::finish_previews() {
         const uint32_t h = ahead[id % kAhead];
         if (id + kAhead < count) fetch(id + kAhead);
         snapshot_.node_preview.push_back(text.empty() ? 0 : interner_.intern(text, h));
+        if (id % 4096 == 0) previews_.discard_text_before(back.offset());
     }
     previews_.release();
     // Nothing is interned after this: give its table back before encoding.
@@ -433,6 +436,7 @@ void HeapWalker::process(uint32_t id) {
         __builtin_prefetch(reinterpret_cast<const void*>(snapshot_.node_address[id + 8]));
     // Nodes are processed once each, in id order: each appends its columns.
     if (snapshot_.node_flags.size() != id) throw std::logic_error("heap walker: nodes processed out of order");
+    processing_ = id;
     if (next_native_ < natives_.size() && natives_[next_native_].node == id) {
         process_native(natives_[next_native_++]);
         return;
@@ -482,8 +486,15 @@ void HeapWalker::process(uint32_t id) {
 void HeapWalker::resolve(uint32_t source) {
     // Nodes are resolved in id order, so each edge's source is kept as the
     // node's first-edge offset, not once per edge (4 bytes per edge less).
+    // A node whose edges were partly resolved while it was processed
+    // (stream_pending) has begun already: begin_edges_of does nothing then.
     snapshot_.begin_edges_of(source);
-    size_t end = pending_end_[source % kResolveLag];
+    resolve_pending(pending_end_[source % kResolveLag]);
+}
+
+// Resolves the pending edges before `end`, all of one node, whose edges
+// have begun.
+void HeapWalker::resolve_pending(size_t end) {
     for (; pending_head_ < end; ++pending_head_) {
         const PendingEdge& e = pending_[pending_head_];
         uint32_t target = e.target_is_node ? static_cast<uint32_t>(reinterpret_cast<uintptr_t>(e.target))
@@ -499,11 +510,36 @@ void HeapWalker::resolve(uint32_t source) {
 }
 
 // Drops the resolved prefix of pending_, so the buffer stays bounded.
-void HeapWalker::compact_pending(uint32_t resolved, uint32_t front) {
+// Nodes [resolved_, front) are processed and wait for resolution.
+void HeapWalker::compact_pending(uint32_t front) {
     size_t head = pending_head_;
     pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(head));
-    for (uint32_t n = resolved; n < front; ++n) pending_end_[n % kResolveLag] -= head;
+    for (uint32_t n = resolved_; n < front; ++n) pending_end_[n % kResolveLag] -= head;
     pending_head_ = 0;
+}
+
+// The pending buffer is full while an object is processed. When a good
+// part of it is edges already resolved, dropping them makes the room (the
+// walk loop drops them only once half the buffer is). Otherwise the object
+// has more edges than the buffer holds (a list of a million items), or the
+// nodes before it had many. Growing the buffer would hold every edge of
+// the largest object at once (24 bytes each, and the holes its doublings
+// leave: 6 MiB for the benchmark heap's list of 125,000 records). Instead
+// the nodes before it are resolved, then its own edges but the last
+// kStreamLag, whose map slots pend() has only just prefetched. Edges, and
+// the nodes they make, come out in the same order as without this:
+// resolution stays in node order and, within a node, in edge order. (Only
+// a node a describe callback makes while the object is processed may take
+// its id at another point among them, as it may with the lag itself.)
+void HeapWalker::stream_pending() {
+    if (pending_head_ >= kStreamLag * 4) {
+        compact_pending(processing_);
+        return;
+    }
+    while (resolved_ < processing_) resolve(resolved_++);
+    snapshot_.begin_edges_of(processing_);
+    if (pending_.size() > pending_head_ + kStreamLag) resolve_pending(pending_.size() - kStreamLag);
+    compact_pending(processing_);
 }
 
 }  // namespace refscope::probe

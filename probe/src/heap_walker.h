@@ -106,8 +106,17 @@ public:
     // A Field edge labelled with a field name (a string literal: its id is
     // cached by pointer, see HeapWalker::literal).
     void field(PyObject* target, const char* name, EdgeMode mode);
+    // An exact list or tuple whose items are all of its edges (Index,
+    // labelled by position, owned and reported by tp_traverse): they are
+    // read from the object when emitted (emit_edges, before any
+    // candidate), where a candidate each cost 24 bytes per item (3 MB for
+    // the benchmark heap's list of 125,000 records). Read then, not here:
+    // a describe callback registered for every type runs in between. Null
+    // items (a list being filled by C code) are skipped.
+    void items_of(PyObject* sequence) { items_sequence = sequence; }
     void reset() {
         candidates.clear();
+        items_sequence = nullptr;
         node_edges.clear();
         native_matches.clear();
         leftover_kind = format::EdgeKind::Reference;
@@ -116,6 +125,7 @@ public:
     HeapWalker& walker() { return walker_; }
 
     std::vector<EdgeCandidate> candidates;
+    PyObject* items_sequence = nullptr;  // an exact list or tuple (items_of)
     // Kind given to tp_traverse referents no candidate claims.
     format::EdgeKind leftover_kind = format::EdgeKind::Reference;
     // Set when the labeller emitted every edge itself (exact list/tuple):
@@ -265,7 +275,9 @@ private:
     void each_column(size_t nodes, size_t edges, Act&& act);
     void process(uint32_t id);
     void resolve(uint32_t id);
-    void compact_pending(uint32_t resolved, uint32_t front);
+    void resolve_pending(size_t end);
+    void compact_pending(uint32_t front);
+    void stream_pending();
     void pend(PyObject* target, PyObject* label_object, uint32_t label, format::EdgeKind kind,
               uint8_t flags);
     uint32_t type_id_for(PyTypeObject* tp);
@@ -316,12 +328,17 @@ private:
     std::vector<std::pair<const char*, uint32_t>> literals_;
 
     // Edges of processed but not yet resolved nodes, and where each node's
-    // edges end (ring indexed by node id).
+    // edges end (ring indexed by node id). The buffer keeps the capacity
+    // walk() reserves: an object with more edges than fit has them resolved
+    // while it is processed (stream_pending), all but the last kStreamLag.
     static constexpr uint32_t kResolveLag = 64;
     static constexpr size_t kMaxPendingEdges = 1 << 14;
+    static constexpr size_t kStreamLag = 512;
     std::vector<PendingEdge> pending_;
     size_t pending_head_ = 0;
     size_t pending_end_[kResolveLag] = {};
+    uint32_t processing_ = 0;  // the node process() is at
+    uint32_t resolved_ = 0;    // nodes [0, resolved_) have their edges resolved
 
     // Per-object scratch, reused to avoid allocations.
     EdgeCollector collector_;

@@ -18,10 +18,14 @@ using format::EdgeKind;
                                        EdgeKind kind, uint8_t flags) {
     nodes_.prefetch(reinterpret_cast<uint64_t>(target));
     if (label_object != nullptr) nodes_.prefetch(reinterpret_cast<uint64_t>(label_object));
+    if (pending_.size() == pending_.capacity()) [[unlikely]]
+        stream_pending();
     pending_.push_back({target, label_object, label, static_cast<uint8_t>(kind), flags, 0});
 }
 
 void HeapWalker::pend_node(uint32_t node, uint32_t label, uint8_t flags) {
+    if (pending_.size() == pending_.capacity()) [[unlikely]]
+        stream_pending();
     pending_.push_back({reinterpret_cast<PyObject*>(static_cast<uintptr_t>(node)), nullptr, label,
                         static_cast<uint8_t>(EdgeKind::Native), flags, 1});
 }
@@ -92,6 +96,15 @@ void HeapWalker::emit_edges(EdgeCollector& collector, bool reports_link_types) {
         if (c.mode == EdgeMode::OwnedIfTraversed) emit(c, consume_match(c.target) ? kOwnedVisible : 0);
     }
     cursor_ = 0;
+    if (PyObject* sequence = collector.items_sequence) {
+        const bool list = PyList_Check(sequence);
+        PyObject* const* items = list ? reinterpret_cast<PyListObject*>(sequence)->ob_item
+                                      : reinterpret_cast<PyTupleObject*>(sequence)->ob_item;
+        const Py_ssize_t n = list ? PyList_GET_SIZE(sequence) : PyTuple_GET_SIZE(sequence);
+        for (Py_ssize_t i = 0; i < n; ++i)
+            if (PyObject* item = items[i])
+                pend(item, nullptr, static_cast<uint32_t>(i), EdgeKind::Index, adjust_ownership(item, kOwnedVisible));
+    }
     for (const EdgeCandidate& c : collector.candidates) {
         switch (c.mode) {
         case EdgeMode::Traversed:

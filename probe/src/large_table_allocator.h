@@ -1,6 +1,6 @@
 // The memory of the probe's large hash tables: the node map (address → id,
-// one random look-up per edge while the GIL is held; a ZeroedBlock) and the
-// preview interner (a vector with LargeTableAllocator).
+// one random look-up per edge while the GIL is held) and the preview
+// interner, each a ZeroedBlock.
 //
 // At a million objects these tables are ~8 MiB each and every look-up lands
 // on a random 4 KiB page: the TLB cannot cover them, so each look-up also
@@ -28,6 +28,7 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  // Linux 5.14+; headers older than the kernel lack it
 #endif
@@ -70,8 +71,26 @@ inline int populate_write(void* p, size_t bytes) {
     errno = saved;
     return refused;
 }
+// Gives back the whole pages inside [p, p + bytes) of a block the caller
+// owns and will not read there again (it may free the block later: the
+// pages read as zeros if anyone touches them, and the bytes at the block's
+// edges, where malloc keeps its own records, stay). Returns how far from
+// p the last page given back ends (0: none), where the next call can start.
+// The host's errno is left as it was.
+inline size_t discard(void* p, size_t bytes) {
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const auto start = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t begin = (start + page - 1) / page * page;
+    const uintptr_t end = (start + bytes) / page * page;
+    if (end <= begin) return 0;
+    const int saved = errno;
+    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+    errno = saved;
+    return end - start;
+}
 #else
 inline void* map(size_t) { return nullptr; }
+inline size_t discard(void*, size_t) { return 0; }
 inline void unmap(void*, size_t) {}
 inline bool mapped(size_t) { return false; }
 inline int populate_write(void*, size_t) { return EINVAL; }
@@ -99,7 +118,7 @@ inline void release(void* p, size_t bytes) noexcept {
 }  // namespace large_table
 
 // A block of zero bytes that owns its memory, for tables whose empty slots
-// are zeros (the node map): mapped blocks are zero as the kernel hands them
+// are zeros (the node map, the interner): mapped blocks are zero as the kernel hands them
 // out and small ones come from calloc, so nothing writes the zeros again
 // (a vector(n, 0) would: 8 MiB more written on the benchmark heap's map,
 // 24 when its slots were 12 bytes, the kernel having just cleared the same

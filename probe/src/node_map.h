@@ -7,13 +7,9 @@
 // 1.1M objects added to its target, 16 MiB of it a second copy of the
 // addresses (docs/performance.md).
 //
-// A slot is one 32-bit word, 0 when empty. Its low `id_bits_` bits are the
-// node id + 1; the bits above them (32 - id_bits_, 11 at 2^21 slots) are a
-// tag, more bits of the address's hash, so that a probe passing an occupied
-// slot of another address reads that address from the column only once in
-// 2^tag_bits times. id_bits_ is at least log2(slots) and grows when ids do
-// (native nodes take ids without a slot, so the largest id may exceed the
-// slot count). Linear probing, growth at 70% load, no deletion.
+// A slot is one 32-bit word (tagged_slot.h): the node id + 1 and tag bits
+// from the address's hash (11 at 2^21 slots). Linear probing, growth at
+// 70% load, no deletion.
 //
 // Reading the column is a second dependent load per look-up. The walk
 // prefetches only the slot (prefetch()): a pipeline stage that also
@@ -35,6 +31,7 @@
 #include "address_map.h"
 #include "large_table_allocator.h"
 #include "prefetch.h"
+#include "tagged_slot.h"
 
 namespace refscope::probe {
 
@@ -64,7 +61,7 @@ public:
 
     void reserve(size_t expected) {
         const size_t want = address_table::capacity_for(expected);
-        if (want > capacity_) rehash(want, id_bits_);
+        if (want > capacity_) rehash(want, slot_.id_bits());
     }
 
     // The node id of `address`, kExcluded, or kMissing.
@@ -86,14 +83,14 @@ public:
         const auto id = static_cast<uint32_t>(addresses_->size());
         // Room first: a growth that throws leaves the map sound.
         if ((size_ + 1) * 10 > capacity_ * 7)
-            rehash(std::max(capacity_ * 2, address_table::capacity_for(0)), id_bits_);
-        if (uint64_t{id} + 1 > id_mask_) rehash(capacity_, bits_for(uint64_t{id} + 1));
+            rehash(std::max(capacity_ * 2, address_table::capacity_for(0)), slot_.id_bits());
+        if (!slot_.holds(id)) rehash(capacity_, TaggedSlot::bits_for(uint64_t{id} + 1));
         const uint64_t h = address_table::mix(address);
         size_t empty = 0;
         if (const uint32_t found = locate(address, h, empty); found != kMissing) return found;
         if (excluded(address)) return kExcluded;
         add();
-        slots()[empty] = tag_of(h) | (id + 1);
+        slots()[empty] = slot_.word(id, tag_of(h));
         ++size_;
         return id;
     }
@@ -108,12 +105,6 @@ public:
     size_t memory_bytes() const { return capacity_ * sizeof(uint32_t); }
 
 private:
-    // Bits for values up to `top`.
-    static unsigned bits_for(uint64_t top) {
-        unsigned bits = 1;
-        while (bits < 32 && (uint64_t{1} << bits) <= top) ++bits;
-        return bits;
-    }
     // The node id of `address` (whose hash is `h`), or kMissing with
     // `empty` the slot it would take.
     uint32_t locate(uint64_t address, uint64_t h, size_t& empty) const {
@@ -125,12 +116,12 @@ private:
                 empty = i;
                 return kMissing;
             }
-            if ((v & ~id_mask_) == tag && column[(v & id_mask_) - 1] == address) return (v & id_mask_) - 1;
+            if (slot_.has_tag(v, tag) && column[slot_.id(v)] == address) return slot_.id(v);
         }
     }
     // The top log2(capacity) bits pick the slot, the bits below them the tag.
     size_t slot_of(uint64_t h) const { return static_cast<size_t>(h >> shift_) & mask_; }
-    uint32_t tag_of(uint64_t h) const { return static_cast<uint32_t>((h >> tag_shift_) << id_bits_) & ~id_mask_; }
+    uint32_t tag_of(uint64_t h) const { return slot_.tag(h >> tag_shift_); }
     bool excluded(uint64_t address) const {
         return !excluded_.empty() && std::find(excluded_.begin(), excluded_.end(), address) != excluded_.end();
     }
@@ -146,24 +137,23 @@ private:
         const uint32_t* from = slots_;
         slots_ = reinterpret_cast<uint32_t*>(block_.data());
         const size_t old_capacity = capacity_;
-        const uint32_t old_id_mask = id_mask_;
+        const TaggedSlot old_slot = slot_;
         capacity_ = capacity;
         mask_ = capacity - 1;
         unsigned log2 = 0;
         while ((size_t{1} << log2) < capacity) ++log2;
         shift_ = 64 - log2;
-        id_bits_ = std::max(std::max(log2, min_id_bits), 1u);
-        id_mask_ = id_bits_ >= 32 ? 0xFFFFFFFFu : (uint32_t{1} << id_bits_) - 1;
+        slot_.set_id_bits(std::max(log2, min_id_bits));
         // Tag bits sit just below the slot bits; shift_ >= 32 >= their count.
-        tag_shift_ = shift_ - (32 - id_bits_);
+        tag_shift_ = shift_ - (32 - slot_.id_bits());
         const uint64_t* column = addresses_->data();
         for (size_t i = 0; i < old_capacity; ++i) {
             if (from[i] == 0) continue;
-            const uint32_t id_plus_1 = from[i] & old_id_mask;
-            const uint64_t h = address_table::mix(column[id_plus_1 - 1]);
+            const uint32_t id = old_slot.id(from[i]);
+            const uint64_t h = address_table::mix(column[id]);
             size_t j = slot_of(h);
             while (slots()[j] != 0) j = (j + 1) & mask_;
-            slots()[j] = tag_of(h) | id_plus_1;
+            slots()[j] = slot_.word(id, tag_of(h));
         }
     }
 
@@ -176,8 +166,7 @@ private:
     size_t mask_ = 0;
     unsigned shift_ = 64;
     unsigned tag_shift_ = 0;
-    unsigned id_bits_ = 0;
-    uint32_t id_mask_ = 0;
+    TaggedSlot slot_;
     size_t size_ = 0;
 };
 

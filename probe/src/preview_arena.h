@@ -10,6 +10,12 @@
 // text begins where the previous one's ends. A node without a preview
 // costs one byte, where a 4-byte end offset per node cost four before
 // 2026-11-29 (docs/probe.md, "Previews copied, interned later").
+//
+// The texts are read once more, to intern them, and the pages read are
+// given back as the interning goes (discard_text_before): the string table
+// fills with the distinct texts at about the rate the arena empties, where
+// both whole were the largest part of the snapshot's second memory peak
+// (docs/performance-probe-cuts.md).
 #pragma once
 
 #include <charconv>
@@ -19,6 +25,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "large_table_allocator.h"
 #include "refscope/narrow_column.h"
 
 namespace refscope::probe {
@@ -64,6 +71,13 @@ public:
     void release() {
         std::string().swap(text_);
         lengths_ = Lengths();
+        discarded_ = 0;
+    }
+    // Gives back the text's pages before byte `offset` (Reader::offset()),
+    // which must not be read again; release() frees the rest.
+    void discard_text_before(size_t offset) {
+        if (offset <= discarded_ + kDiscardStep) return;
+        discarded_ += large_table::discard(text_.data() + discarded_, offset - discarded_);
     }
 
     // Reads the entries back in order.
@@ -77,6 +91,8 @@ public:
             at_ += length;
             return text;
         }
+        // Where the next entry's text begins.
+        size_t offset() const { return at_; }
 
     private:
         const PreviewArena& arena_;
@@ -85,9 +101,12 @@ public:
     };
 
 private:
+    // Discarding in steps of at least this keeps the system calls few.
+    static constexpr size_t kDiscardStep = size_t{256} << 10;
     std::string text_;
     Lengths lengths_;
     size_t start_ = 0;
+    size_t discarded_ = 0;  // the text before this was discarded (page-wise)
 };
 
 }  // namespace refscope::probe

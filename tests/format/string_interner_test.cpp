@@ -117,6 +117,20 @@ TEST(StringInterner, HashesGivenAheadFindTheSameIds) {
     }
 }
 
+// Strings added to the table without the interner take ids the slots have
+// no room for at first (4096 slots: 12 id bits); the slots widen for them,
+// and the texts interned before and after keep one id each.
+TEST(StringInterner, IdsPastTheSlotCountWidenTheSlots) {
+    StringTable table;
+    StringInterner interner(table);
+    const uint32_t early = interner.intern("early");
+    for (size_t i = 0; i < 9000; ++i) table.add("direct " + std::to_string(i));
+    expect_one_id_per_text(interner, table, 3000);  // ids 9002 and up: 14 bits
+    EXPECT_EQ(interner.intern("early"), early);
+    const uint32_t direct = interner.intern("direct 7");  // not interned before: a new id
+    EXPECT_EQ(direct, table.size() - 1);
+}
+
 // A table moved from is an empty one (only id 0), and strings added to it
 // get ids from 1 again (the writer and reader rely on id 0 being there).
 TEST(StringTable, AMovedFromTableIsEmptyAndUsable) {
@@ -129,6 +143,39 @@ TEST(StringTable, AMovedFromTableIsEmptyAndUsable) {
     EXPECT_EQ(a.add("again"), 1u);
     EXPECT_EQ(a.view(1), "again");
     EXPECT_EQ(a.size(), 2u);
+}
+
+// Past 2^32 bytes of text a string's end keeps its low 32 bits and the
+// table counts the boundaries crossed (wraps_); with 8-bit ends the same
+// happens every 256 bytes: strings that end past one, on one, or cross
+// several at once, and an empty string on a boundary.
+TEST(StringTable, EndsPastTheirWidthKeepEveryString) {
+    BasicStringTable<uint8_t> table;
+    std::vector<std::string> texts;
+    std::vector<uint32_t> ids;
+    const auto add = [&](std::string text) {
+        ids.push_back(table.add(text));
+        texts.push_back(std::move(text));
+    };
+    for (size_t i = 0; i < 300; ++i) add(std::string(i % 37, static_cast<char>('a' + i % 26)));
+    add(std::string(256 * 3 + 5, 'x'));  // three boundaries at once
+    add("");
+    add(std::string(256 - table.byte_size() % 256, 'y'));  // ends on a boundary
+    ASSERT_EQ(table.byte_size() % 256, 0u);
+    add("");
+    add("after");
+    ASSERT_GT(table.byte_size(), 256u * 20);
+    for (size_t i = 0; i < texts.size(); ++i) {
+        EXPECT_EQ(ids[i], i + 1);
+        ASSERT_EQ(table.view(ids[i]), texts[i]) << i;
+    }
+    EXPECT_EQ(table.view(0), "");
+    EXPECT_EQ(table.view(static_cast<uint32_t>(texts.size() + 1)), "");
+    BasicStringTable<uint8_t> copy = table;
+    EXPECT_EQ(copy, table);
+    copy.clear();
+    EXPECT_EQ(copy.add("first"), 1u);
+    EXPECT_EQ(copy.view(1), "first");
 }
 
 }  // namespace

@@ -33,6 +33,20 @@ def make_closure():
 CLOSURE = make_closure()
 
 
+class PlainList(list):
+    pass
+
+
+# More items than the walk's pending-edge buffer holds (16,384 + 4,096): it
+# resolves such an object's edges while processing it (stream_pending). An
+# exact list's and tuple's items are read from the object, a subclass's are
+# matched against what tp_traverse reports.
+LONG = [Plain() for _ in range(50000)]
+LONG[45000] = LONG[5]
+LONG_SUBCLASS = PlainList(LONG[:30000])
+LONG_TUPLE = tuple(LONG[:25000])
+
+
 class RefcountTest(unittest.TestCase):
     def test_module_global_has_no_surplus(self):
         report, (facts,) = walk(id(GLOBAL_HELD), collect=True)
@@ -47,6 +61,25 @@ class RefcountTest(unittest.TestCase):
         self.assertEqual(facts["refcount"], 3)  # module global + two list items
         self.assertEqual(facts["owned_in"], 3)
         self.assertEqual(sorted(e[2] for e in in_edges(facts, "Index")), ["0", "1"])
+
+    def test_items_of_containers_longer_than_the_edge_buffer(self):
+        indexes = [0, 5, 20479, 20480, 29999, 49999]
+        report, facts = walk(*[id(LONG[i]) for i in indexes])
+        self.assertTrue(report["edges_grouped"])
+        self.assertTrue(report["ids_valid"])
+        # Each item: its index in every container that holds it, once each.
+        expected = {
+            0: ["0", "0", "0"],
+            5: ["45000", "5", "5", "5"],
+            20479: ["20479", "20479", "20479"],
+            20480: ["20480", "20480", "20480"],
+            29999: ["29999", "29999"],
+            49999: ["49999"],
+        }
+        for index, item in zip(indexes, facts):
+            self.assertEqual(sorted(e[2] for e in in_edges(item, "Index")), expected[index], index)
+            self.assertEqual(set(e[1] for e in in_edges(item, "Index")), {3}, index)  # owned, visible
+            self.assertEqual(item["refcount"], item["owned_in"], index)
 
     def test_instance_attributes_slots_and_closures(self):
         holder = Plain()

@@ -121,22 +121,50 @@ struct AllocationSites {
 // arena: every string's bytes back to back, and where each one ends. A
 // std::string per string cost 32 bytes before its text (and a heap block
 // past 15 characters), and a large heap has a preview string for most of
-// its ints and strs; the arena costs 8 bytes a string besides its text.
+// its ints and strs; the arena costs 4 bytes a string besides its text.
 // Id 0 is empty by construction (the writer and reader rely on it).
-class StringTable {
+//
+// Where a string ends is kept in 32 bits (End): 2.5 MiB less than 64 for
+// the 645,000 strings of the probe's benchmark heap, held at the snapshot's
+// memory peak (docs/performance-probe-cuts.md). Past 4 GiB of text the
+// high bits are the number of entries of `wraps_` at or before the
+// string's id: each is the id of a string whose end crossed one more 4 GiB
+// boundary (in memory only; the file stores lengths, docs/format.md).
+// Tests use a narrower End to cross boundaries with little text.
+template <typename End>
+class BasicStringTable {
+    static_assert(sizeof(End) < sizeof(uint64_t));
+    static constexpr unsigned kEndBits = 8 * sizeof(End);
+
 public:
     // Appends without de-duplication; the probe de-duplicates where it matters.
+    // A failed allocation leaves the table as it was.
     uint32_t add(std::string_view s) {
         if (ends_.empty()) clear();  // a moved-from table: id 0 first
-        bytes_.append(s);
-        ends_.push_back(bytes_.size());
-        return static_cast<uint32_t>(ends_.size() - 1);
+        const uint64_t begin = bytes_.size();
+        const uint64_t end = begin + s.size();
+        const auto id = static_cast<uint32_t>(ends_.size());
+        const size_t crossed = static_cast<size_t>((end >> kEndBits) - (begin >> kEndBits));
+        ends_.push_back(static_cast<End>(end));
+        try {
+            wraps_.insert(wraps_.end(), crossed, id);
+            try {
+                bytes_.append(s);
+            } catch (...) {
+                wraps_.resize(wraps_.size() - crossed);
+                throw;
+            }
+        } catch (...) {
+            ends_.pop_back();
+            throw;
+        }
+        return id;
     }
     // Empty for id 0 and for an id past the end.
     std::string_view view(uint32_t id) const {
         if (id == 0 || id >= ends_.size()) return {};
-        const uint64_t begin = ends_[id - 1];
-        return std::string_view(bytes_.data() + begin, static_cast<size_t>(ends_[id] - begin));
+        const uint64_t begin = end_of(id - 1);
+        return std::string_view(bytes_.data() + begin, static_cast<size_t>(end_of(id) - begin));
     }
     // At least 1 (id 0), also for a moved-from table.
     size_t size() const { return ends_.empty() ? 1 : ends_.size(); }
@@ -150,14 +178,22 @@ public:
     // Back to only id 0.
     void clear() {
         ends_.assign(1, 0);
+        wraps_.clear();
         bytes_.clear();
     }
-    bool operator==(const StringTable&) const = default;
+    bool operator==(const BasicStringTable&) const = default;
 
 private:
-    std::vector<uint64_t> ends_{0};  // ends_[i]: where string i's text ends
+    uint64_t end_of(uint32_t id) const {
+        const uint64_t high =
+            wraps_.empty() ? 0 : static_cast<uint64_t>(std::upper_bound(wraps_.begin(), wraps_.end(), id) - wraps_.begin());
+        return high << kEndBits | ends_[id];
+    }
+    std::vector<End> ends_{0};     // ends_[i]: where string i's text ends, its low bits
+    std::vector<uint32_t> wraps_;  // ids of the strings whose ends cross a 2^kEndBits boundary
     std::string bytes_;
 };
+using StringTable = BasicStringTable<uint32_t>;
 
 struct Snapshot {
     SnapshotHeader header;
