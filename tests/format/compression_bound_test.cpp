@@ -51,11 +51,12 @@ TEST(CompressionBound, RegularHeapIsWrittenInsideTheBoundAndReadsBack) {
 TEST(CompressionBound, DecompressionBombIsRefusedBeforeUnpacking) {
     // A Header section of 64 MiB of zeros packs into a few KB.
     const std::vector<uint8_t> zeros(64u << 20, 0);
-    std::vector<uint8_t> packed;
+    format::PieceBuffer pieces;
     format::SectionCompressor compressor(3);
     compressor.begin();
-    compressor.feed(zeros.data(), zeros.size(), packed);
-    compressor.finish(packed);
+    compressor.feed(zeros.data(), zeros.size(), pieces);
+    compressor.finish(pieces);
+    const std::vector<uint8_t> packed = pieces.joined();
     ASSERT_LT(packed.size(), 64u << 10);
 
     RawFile file = split_sections(forge_snapshot(make_small_snapshot()));

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "format/piece_buffer.h"
 #include "snapshot_compare.h"
 #include "test_support.h"
 
@@ -140,6 +141,43 @@ TEST(DocExample, WriterProducesTheDocumentedBytes) {
     EXPECT_EQ(format::encode_snapshot(s, {false, 0}), expected);
     EXPECT_EQ(format::encode_snapshot(s, {true, 3}), expected);  // too small to compress
     EXPECT_TRUE(same_snapshot(s, format::decode_snapshot(expected.data(), expected.size())));
+}
+
+// The writer's buffer for a section's stored bytes: writes through room()
+// and commit() (zstd's path) and append() (the uncompressed path) that
+// cross piece boundaries keep every byte in order, and clear() empties it.
+TEST(PieceBuffer, BytesAcrossPiecesStayInOrder) {
+    format::PieceBuffer buffer;
+    std::vector<uint8_t> expected;
+    std::mt19937 random(7);
+    size_t room = 0;
+    // Partial writes into the room, as zstd leaves them.
+    for (int round = 0; round < 40; ++round) {
+        uint8_t* to = buffer.room(room);
+        ASSERT_GE(room, 1u);
+        ASSERT_LE(room, format::PieceBuffer::kPiece);
+        const size_t n = std::min<size_t>(room, random() % 50000);
+        for (size_t i = 0; i < n; ++i) to[i] = static_cast<uint8_t>(random());
+        expected.insert(expected.end(), to, to + n);
+        buffer.commit(n);
+    }
+    std::vector<uint8_t> big(format::PieceBuffer::kPiece * 2 + 17);
+    for (uint8_t& b : big) b = static_cast<uint8_t>(random());
+    buffer.append(big.data(), big.size());
+    expected.insert(expected.end(), big.begin(), big.end());
+    EXPECT_EQ(buffer.size(), expected.size());
+    EXPECT_EQ(buffer.joined(), expected);
+    size_t pieces = 0;
+    buffer.for_each([&](const uint8_t*, size_t bytes) {
+        ++pieces;
+        EXPECT_LE(bytes, format::PieceBuffer::kPiece);
+    });
+    EXPECT_EQ(pieces, (expected.size() + format::PieceBuffer::kPiece - 1) / format::PieceBuffer::kPiece);
+    buffer.clear();
+    EXPECT_TRUE(buffer.empty());
+    EXPECT_TRUE(buffer.joined().empty());
+    buffer.append(big.data(), 3);
+    EXPECT_EQ(buffer.joined(), std::vector<uint8_t>(big.begin(), big.begin() + 3));
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ using format::SectionId;
 // pieces so that gigabytes never sit in memory.
 std::vector<uint8_t> packed_zeros(const std::vector<uint8_t>& head, uint64_t zeros) {
     const std::vector<uint8_t> piece(64u << 20, 0);
-    std::vector<uint8_t> packed;
+    format::PieceBuffer packed;
     format::SectionCompressor compressor(3);
     compressor.begin();
     compressor.feed(head.data(), head.size(), packed);
@@ -41,7 +41,7 @@ std::vector<uint8_t> packed_zeros(const std::vector<uint8_t>& head, uint64_t zer
         left -= n;
     }
     compressor.finish(packed);
-    return packed;
+    return packed.joined();
 }
 
 // make_small_snapshot() with section `id` stored as `payload`, compressed

@@ -7,13 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "format/piece_buffer.h"
+
 struct ZSTD_CCtx_s;
 struct ZSTD_DCtx_s;
 
 namespace refscope::format {
 
 // Streams raw bytes into one zstd frame per section, appending the compressed
-// bytes to a caller-owned buffer. One context is reused for every section of
+// bytes to a caller-owned buffer of pieces. One context is reused for every section of
 // a snapshot (creating a context costs more than compressing a small section).
 class SectionCompressor {
 public:
@@ -23,10 +25,10 @@ public:
     SectionCompressor& operator=(const SectionCompressor&) = delete;
 
     void begin();  // starts a new frame
-    void feed(const uint8_t* data, size_t size, std::vector<uint8_t>& out);
-    void finish(std::vector<uint8_t>& out);  // ends the frame
+    void feed(const uint8_t* data, size_t size, PieceBuffer& out);
+    void finish(PieceBuffer& out);  // ends the frame
 private:
-    void run(const uint8_t* data, size_t size, bool end, std::vector<uint8_t>& out);
+    void run(const uint8_t* data, size_t size, bool end, PieceBuffer& out);
     ZSTD_CCtx_s* cctx_ = nullptr;
     int level_;
 };

@@ -116,22 +116,20 @@ void SectionCompressor::begin() {
     ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 0);
 }
 
-void SectionCompressor::feed(const uint8_t* data, size_t size, std::vector<uint8_t>& out) {
-    run(data, size, false, out);
-}
+void SectionCompressor::feed(const uint8_t* data, size_t size, PieceBuffer& out) { run(data, size, false, out); }
 
-void SectionCompressor::finish(std::vector<uint8_t>& out) { run(nullptr, 0, true, out); }
+void SectionCompressor::finish(PieceBuffer& out) { run(nullptr, 0, true, out); }
 
-void SectionCompressor::run(const uint8_t* data, size_t size, bool end, std::vector<uint8_t>& out) {
+void SectionCompressor::run(const uint8_t* data, size_t size, bool end, PieceBuffer& out) {
     ZSTD_inBuffer in{data, size, 0};
-    const size_t chunk = ZSTD_CStreamOutSize();
     for (;;) {
-        // Compress straight into the tail of `out`: no intermediate buffer.
-        const size_t used = out.size();
-        out.resize(used + chunk);
-        ZSTD_outBuffer ob{out.data() + used, chunk, 0};
+        // Compress straight into the room at the end of `out`: no
+        // intermediate buffer. zstd takes output space of any size.
+        size_t room = 0;
+        uint8_t* to = out.room(room);
+        ZSTD_outBuffer ob{to, room, 0};
         const size_t rc = ZSTD_compressStream2(cctx_, &ob, &in, end ? ZSTD_e_end : ZSTD_e_continue);
-        out.resize(used + ob.pos);
+        out.commit(ob.pos);
         if (ZSTD_isError(rc))
             throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(rc));
         if (end ? rc == 0 : in.pos == in.size) return;

@@ -118,10 +118,14 @@ public:
         uint16_t flags = id_ == SectionId::Allocations ? 0 : kSectionRequired;
         if (compressor_) {
             compressor_->finish(stored_);
-            if (!within_compression_bound(stored_.size(), raw_bytes_)) return false;
+            if (!within_compression_bound(stored_.size(), raw_bytes_)) {
+                stored_.clear();
+                return false;
+            }
             flags |= kSectionZstd;
             if (raw_bytes_ <= kSmallSection && stored_.size() >= raw_bytes_) {
-                stored_.swap(small_raw_);
+                stored_.clear();
+                stored_.append(small_raw_.data(), small_raw_.size());
                 flags &= static_cast<uint16_t>(~kSectionZstd);
             }
         }
@@ -130,11 +134,14 @@ public:
         frame.flags = flags;
         frame.stored_bytes = stored_.size();
         frame.raw_bytes = raw_bytes_;
-        frame.crc32c = crc32c(stored_.data(), stored_.size());
+        uint32_t crc = 0;
+        stored_.for_each([&](const uint8_t* data, size_t bytes) { crc = crc32c(data, bytes, crc); });
+        frame.crc32c = crc;
         uint8_t bytes[kSectionFrameBytes];
         store_frame(bytes, frame);
         sink_.write(bytes, sizeof bytes);
-        if (!stored_.empty()) sink_.write(stored_.data(), stored_.size());
+        stored_.for_each([&](const uint8_t* data, size_t size) { sink_.write(data, size); });
+        stored_.clear();
         return true;
     }
 
@@ -155,7 +162,7 @@ private:
                 small_raw_.insert(small_raw_.end(), chunk_.get(), chunk_.get() + used_);
             compressor_->feed(chunk_.get(), used_, stored_);
         } else {
-            stored_.insert(stored_.end(), chunk_.get(), chunk_.get() + used_);
+            stored_.append(chunk_.get(), used_);
         }
         raw_bytes_ += used_;
         used_ = 0;
@@ -167,7 +174,7 @@ private:
     size_t used_ = 0;
     SectionId id_ = SectionId::End;
     uint64_t raw_bytes_ = 0;
-    std::vector<uint8_t> stored_;
+    PieceBuffer stored_;  // the section's stored bytes, until it ends
     std::vector<uint8_t> small_raw_;
 };
 
