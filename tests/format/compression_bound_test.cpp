@@ -48,6 +48,34 @@ TEST(CompressionBound, RegularHeapIsWrittenInsideTheBoundAndReadsBack) {
     EXPECT_EQ(back.node_address.back(), s.node_address.back());
 }
 
+// The writer's compressor writes into whatever room the last piece has
+// left, down to one byte: a frame of 1 MiB of random bytes (as large
+// compressed, four pieces and more) fed in odd sizes decompresses to them.
+TEST(CompressionBound, FramesAcrossPiecesDecompress) {
+    std::vector<uint8_t> raw(1u << 20);
+    uint32_t x = 12345;
+    for (uint8_t& b : raw) b = static_cast<uint8_t>((x = x * 1103515245u + 12345u) >> 24);
+    format::PieceBuffer pieces;
+    size_t room = 0;
+    pieces.room(room);
+    pieces.commit(format::PieceBuffer::kPiece - 1);  // one byte of room left
+    format::SectionCompressor compressor(3);
+    compressor.begin();
+    for (size_t at = 0; at < raw.size();) {
+        const size_t n = std::min<size_t>(raw.size() - at, 1 + at % 77777);
+        compressor.feed(raw.data() + at, n, pieces);
+        at += n;
+    }
+    compressor.finish(pieces);
+    ASSERT_GT(pieces.size(), 4 * format::PieceBuffer::kPiece);
+    const std::vector<uint8_t> joined = pieces.joined();
+    const size_t skip = format::PieceBuffer::kPiece - 1;
+    std::vector<uint8_t> out;
+    format::SectionDecompressor decompressor;
+    EXPECT_EQ(decompressor.run(joined.data() + skip, joined.size() - skip, raw.size(), out), "");
+    EXPECT_EQ(out, raw);
+}
+
 TEST(CompressionBound, DecompressionBombIsRefusedBeforeUnpacking) {
     // A Header section of 64 MiB of zeros packs into a few KB.
     const std::vector<uint8_t> zeros(64u << 20, 0);

@@ -8,7 +8,7 @@
 // probe's largest memory peak in its target (12.7 MiB over the rest for
 // the benchmark heap of 1.1M objects, docs/performance-probe-cuts.md).
 // Pieces of kPiece bytes never move and leave no holes: what is held is
-// the section plus less than one piece.
+// the section plus at most one piece.
 #pragma once
 
 #include <cstddef>
