@@ -140,8 +140,7 @@ private:
         const TaggedSlot old_slot = slot_;
         capacity_ = capacity;
         mask_ = capacity - 1;
-        unsigned log2 = 0;
-        while ((size_t{1} << log2) < capacity) ++log2;
+        const unsigned log2 = TaggedSlot::bits_for(capacity - 1);  // capacity: a power of two, >= 1024
         shift_ = 64 - log2;
         slot_.set_id_bits(std::max(log2, min_id_bits));
         // Tag bits sit just below the slot bits; shift_ >= 32 >= their count.

@@ -107,9 +107,7 @@ private:
         const TaggedSlot old_slot = slot_;
         slots_ = reinterpret_cast<uint32_t*>(block_.data());
         capacity_ = capacity;
-        unsigned log2 = 0;
-        while ((size_t{1} << log2) < capacity_) ++log2;
-        slot_.set_id_bits(std::max(log2, min_id_bits));
+        slot_.set_id_bits(std::max(TaggedSlot::bits_for(capacity_ - 1), min_id_bits));
         for (size_t i = 0; i < old_capacity; ++i) {
             if (from[i] == 0) continue;
             const uint32_t id = old_slot.id(from[i]);
